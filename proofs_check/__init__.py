@@ -1,0 +1,31 @@
+"""proofs_check: the verification engine and the LLM-RL theory it checks.
+
+Python API mirroring the command line::
+
+    import proofs_check as pc
+    pc.claims()                                   # every registered claim
+    r = pc.verify("seed.dg_tail", seed=1)         # a frozen result
+    r.verdict, r.to_dict()
+"""
+from __future__ import annotations
+
+from .engine import Result, get_claim, verify_claim
+from .engine import claims as _claims
+
+__all__ = ["verify", "claims", "__version__"]
+
+__version__ = "0.1.0"
+
+
+def claims(pattern: str | None = None):
+    """Every registered claim (sorted by id), optionally filtered by an id, prefix or glob."""
+    return _claims(pattern)
+
+
+def verify(claim_id: str, *, budget: int | None = None, seed: int = 0, alpha: float = 0.01,
+           executor=None, workers: int | None = None, quick: bool = False, out=None,
+           resume: bool = False, method: str = "anytime") -> Result:
+    """Verify one claim by id; see :func:`proofs_check.engine.verify_claim`."""
+    return verify_claim(get_claim(claim_id), budget=budget, seed=seed, alpha=alpha,
+                        executor=executor, workers=workers, quick=quick, out=out,
+                        resume=resume, method=method)

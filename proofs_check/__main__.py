@@ -1,0 +1,6 @@
+"""``python -m proofs_check`` is the ``theorycheck`` command."""
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,240 @@
+"""The ``theorycheck`` command line (also ``python -m proofs_check``).
+
+Commands: ``list``, ``verify``, ``figs``, ``report``.  Bad input prints one
+line naming the problem and exits with status 2; Ctrl-C keeps every finished
+chunk in the result file and exits with status 130.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+__all__ = ["main"]
+
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 2 (argparse's default prints usage too)
+        self.exit(EXIT_USAGE, f"theorycheck: error: {message}\n")
+
+
+def _positive_int(name):
+    def conv(text):
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a positive integer, got {text!r}") from None
+        if v < 1:
+            raise argparse.ArgumentTypeError(f"{name} must be a positive integer, got {v}")
+        return v
+    return conv
+
+
+def _nonneg_int(text):
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--seed must be a non-negative integer, got {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"--seed must be a non-negative integer, got {v}")
+    return v
+
+
+def _alpha(text):
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--alpha must be a number in (0, 1), got {text!r}") from None
+    if not 0.0 < v < 1.0:
+        raise argparse.ArgumentTypeError(f"--alpha must lie in the open interval (0, 1), got {v}")
+    return v
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .engine.executors import EXECUTORS
+
+    p = _Parser(prog="theorycheck", description="Check the mathematics of exploration and LLM-RL theory numerically.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    q = sub.add_parser("list", help="list claims with kind, source and label")
+    q.add_argument("pattern", nargs="?", help="claim id, dotted prefix (e.g. seqproj) or glob")
+    q.add_argument("--json", action="store_true", help="one JSON object per line per claim")
+
+    def run_opts(q, quick_help):
+        q.add_argument("--seed", type=_nonneg_int, default=0, help="root seed (default 0)")
+        q.add_argument("--alpha", type=_alpha, default=0.01, help="error level of verdicts, in (0,1) (default 0.01)")
+        q.add_argument("--executor", choices=EXECUTORS, default=None,
+                       help="where chunks run (default serial; dask if --scheduler)")
+        q.add_argument("--workers", type=_positive_int("--workers"), default=None,
+                       help="parallel workers (default: all cores)")
+        q.add_argument("--scheduler", default=None, help="Dask scheduler address, e.g. tcp://host:8786")
+        q.add_argument("--quick", action="store_true", help=quick_help)
+
+    q = sub.add_parser("verify", help="verify claims and print verdicts")
+    q.add_argument("target", help="claim id, dotted prefix (e.g. seqproj) or glob")
+    q.add_argument("--budget", type=_positive_int("--budget"), default=None,
+                   help="units of work per claim (trials, cases, evaluations, replicates)")
+    run_opts(q, "use each claim's small quick budget")
+    q.add_argument("--out", default="theorycheck-results",
+                   help="folder for per-chunk result files (default theorycheck-results)")
+    q.add_argument("--resume", action="store_true", help="continue from the result files in --out")
+    q.add_argument("--fixed", action="store_true",
+                   help="probability claims: run the whole budget and decide by Clopper–Pearson "
+                        "(default: anytime-valid early stopping)")
+    q.add_argument("--json", action="store_true", help="one JSON object per line per claim")
+
+    q = sub.add_parser("figs", help="build the paper figures (PDF, PNG and data)")
+    q.add_argument("pattern", nargs="?", help="figure name or glob")
+    q.add_argument("--out", default="figures", help="output folder (default figures)")
+    q.add_argument("--quick", action="store_true", help="small, fast versions")
+    q.add_argument("--seed", type=_nonneg_int, default=0)
+
+    q = sub.add_parser("report", help="verify every claim and build every figure into a markdown report")
+    run_opts(q, "quick budgets and quick figures (a few minutes)")
+    q.add_argument("--out", default="theorycheck-report", help="report folder (default theorycheck-report)")
+    q.add_argument("pattern", nargs="?", help="restrict to claims matching this id, prefix or glob")
+    return p
+
+
+# ---------------------------------------------------------------------------
+
+@contextmanager
+def _progress(enabled: bool):
+    """A rich progress bar on stderr (transient), or a no-op."""
+    if not enabled:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as prog:
+        yield prog
+
+
+def _tracker(prog, name):
+    if prog is None:
+        return None
+    task = prog.add_task(name, total=None)
+
+    def update(done, total):
+        prog.update(task, completed=done, total=total)
+    return update
+
+
+def _table(title, columns, rows):
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title=title, show_lines=False)
+    for c in columns:
+        t.add_column(c, overflow="fold")
+    for r in rows:
+        t.add_row(*[str(x) for x in r])
+    Console().print(t)
+
+
+def _cmd_list(args) -> int:
+    from .engine import claims
+
+    found = claims(args.pattern)
+    if args.pattern and not found:
+        raise ValueError(f"no claim matches {args.pattern!r}")
+    if args.json:
+        for c in found:
+            print(json.dumps(c.describe(), ensure_ascii=False))
+        return 0
+    _table(f"{len(found)} claims", ["claim", "kind", "label", "source", "statement"],
+           [(c.id, c.kind, c.label, c.source, c.statement) for c in found])
+    return 0
+
+
+def _verify_many(selected, args, *, out, resume, method, quick, show_progress):
+    from .engine import make_executor, verify_claim
+
+    results = []
+    ex = make_executor(args.executor, args.workers, args.scheduler)
+    try:
+        with _progress(show_progress) as prog:
+            for c in selected:
+                r = verify_claim(c, budget=getattr(args, "budget", None), seed=args.seed,
+                                 alpha=args.alpha, executor=ex, quick=quick, out=out,
+                                 resume=resume, method=method, progress=_tracker(prog, c.id))
+                results.append(r)
+                yield r
+    finally:
+        ex.close()
+
+
+def _cmd_verify(args) -> int:
+    from .engine import select
+
+    selected = select(args.target)
+    rows = []
+    show = not args.json and sys.stderr.isatty()
+    for r in _verify_many(selected, args, out=args.out, resume=args.resume,
+                          method="fixed" if args.fixed else "anytime", quick=args.quick,
+                          show_progress=show):
+        if args.json:
+            print(json.dumps(r.to_dict(), ensure_ascii=False), flush=True)
+        else:
+            rows.append((r.claim, r.kind, r.verdict, r.summary(), r.seed, f"{r.elapsed_s:.2f}"))
+    if not args.json:
+        _table(f"verdicts (alpha={args.alpha}, results in {args.out}/)",
+               ["claim", "kind", "verdict", "evidence", "seed", "s"], rows)
+    return 0
+
+
+def _cmd_figs(args) -> int:
+    import paper_figs
+
+    if args.pattern and not paper_figs.figures(args.pattern):
+        raise ValueError(f"no figure matches {args.pattern!r}")
+    t0 = time.perf_counter()
+    paths = paper_figs.build(args.out, quick=args.quick, seed=args.seed, pattern=args.pattern,
+                             progress=lambda name: print(f"building {name} ...", file=sys.stderr, flush=True))
+    print(f"wrote {len(paths)} files to {args.out}/ in {time.perf_counter() - t0:.1f} s (seed {args.seed})")
+    return 0
+
+
+def _cmd_report(args) -> int:
+    from .report import write_report
+
+    path = write_report(args, verify_many=_verify_many)
+    print(f"report written to {path}")
+    return 0
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:        # usage errors (exit 2) and --help (exit 0)
+        return int(exc.code or 0)
+    from .engine.store import ResultFileError
+
+    try:
+        return {"list": _cmd_list, "verify": _cmd_verify, "figs": _cmd_figs,
+                "report": _cmd_report}[args.command](args)
+    except KeyboardInterrupt:
+        out = getattr(args, "out", None)
+        kept = f"; finished chunks are kept in {out}/ — rerun with --resume" if args.command == "verify" else ""
+        print(f"theorycheck: interrupted{kept}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except (ValueError, TypeError, ResultFileError) as exc:
+        if os.environ.get("THEORYCHECK_DEBUG"):
+            raise
+        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print(f"theorycheck: error: {msg}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

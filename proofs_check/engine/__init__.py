@@ -1,0 +1,19 @@
+"""The verification engine: claims, chunked Monte Carlo, statistics, search,
+executors, result files and verdicts.  It knows nothing of any paper."""
+from .claims import (KINDS, LABELS, Claim, ComparisonClaim, IdentityClaim, InequalityClaim,
+                     ProbabilityClaim, ScalingClaim, replace)
+from .executors import EXECUTORS, make_executor
+from .registry import claims, get_claim, register, select
+from .results import (VERDICTS, ComparisonResult, IdentityResult, InequalityResult,
+                      ProbabilityResult, Result, ScalingResult)
+from .runner import chunk_rng, map_chunks
+from .store import ResultFileError
+from .verify import verify_claim
+
+__all__ = [
+    "KINDS", "LABELS", "VERDICTS", "EXECUTORS",
+    "Claim", "ProbabilityClaim", "IdentityClaim", "InequalityClaim", "ScalingClaim", "ComparisonClaim",
+    "Result", "ProbabilityResult", "IdentityResult", "InequalityResult", "ScalingResult", "ComparisonResult",
+    "ResultFileError", "register", "claims", "get_claim", "select", "replace",
+    "verify_claim", "map_chunks", "chunk_rng", "make_executor",
+]

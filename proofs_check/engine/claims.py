@@ -1,0 +1,365 @@
+"""Claims: a mathematical statement bound to a computation, a source and a label.
+
+A claim is *what* is checked; the engine (:mod:`proofs_check.engine.verify`)
+decides *how well* it holds.  Every claim kind reduces to the same unit of work,
+a **chunk**: ``claim.chunk_task()`` is a picklable callable
+``task(rng, n) -> list[float]`` that performs ``n`` units of work (trials,
+cases, evaluations or replicates) with the generator ``rng`` and returns a
+short vector of statistics.  Chunk ``k`` of a run with root seed ``s`` always
+draws from ``SeedSequence(s, spawn_key=(k,))`` (see
+``../shared/spec/verification.md`` §4), so its statistics depend only on
+``(s, k, chunk_size)`` and the run is identical on every executor.
+
+Kinds (verification.md §1):
+
+=============  =====================================  =========================
+kind           user function                          chunk statistics
+=============  =====================================  =========================
+probability    ``fn(rng, n) -> int`` events            ``[events]``
+identity       ``fn(rng, n) -> (lhs, rhs)`` arrays     ``[cases, max_abs, max_scaled]``
+inequality     ``sample(rng) -> θ``, ``evaluate(θ)``   ``[evals, ratio, lhs, rhs, *θ]``
+scaling        ``fn(rng, n) -> (n, len(x))`` array     ``[y_1(x_1..x_m), ..., y_n(...)]``
+comparison     ``fn(rng, n) -> (n,)`` differences      ``[n, Σd, Σd²]``
+=============  =====================================  =========================
+
+User functions must be picklable (module-level functions, or
+:func:`functools.partial` of them) so that the ``processes`` and ``dask``
+executors can ship them.
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Mapping, Sequence
+
+import numpy as np
+
+__all__ = [
+    "KINDS",
+    "LABELS",
+    "Claim",
+    "ProbabilityClaim",
+    "IdentityClaim",
+    "InequalityClaim",
+    "ScalingClaim",
+    "ComparisonClaim",
+]
+
+KINDS = ("identity", "inequality", "probability", "scaling", "comparison")
+LABELS = ("CONFIRMED", "DERIVED", "RECONSTRUCTED", "OPEN")
+
+
+def _jsonable(value: Any) -> Any:
+    """Convert numpy scalars/arrays and tuples into plain JSON types."""
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return _jsonable(value.tolist())
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
+    return value
+
+
+@dataclass(frozen=True, kw_only=True)
+class Claim:
+    """Fields shared by every claim.
+
+    Parameters
+    ----------
+    id : str
+        Unique dotted identifier, e.g. ``"seqproj.coverage.sphere.constant"``.
+        The first component names the paper/topic (used by ``verify PATTERN``).
+    statement : str
+        One line of plain mathematics.
+    source : str
+        Paper, theorem or equation (and the spec page).
+    label : str
+        One of CONFIRMED / DERIVED / RECONSTRUCTED / OPEN (spec README).
+    params : mapping
+        The claim's parameters, shown to users and part of its fingerprint.
+    default_budget, quick_budget : int
+        Units of work (trials, cases, evaluations or replicates) for a normal
+        and a ``--quick`` run.  Budgets are rounded up to whole chunks.
+    chunk_size : int
+        Units per chunk; part of the reproducibility contract.
+    notes : str
+        Anything a user must know (e.g. "negative control").
+    """
+
+    kind: ClassVar[str] = ""
+
+    id: str
+    statement: str
+    source: str
+    label: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    default_budget: int = 10_000
+    quick_budget: int = 1_000
+    chunk_size: int = 1_000
+    notes: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.id, str) or not self.id or " " in self.id:
+            raise ValueError(f"claim id must be a non-empty string without spaces, got {self.id!r}")
+        if self.label not in LABELS:
+            raise ValueError(f"claim {self.id}: label must be one of {LABELS}, got {self.label!r}")
+        for name in ("default_budget", "quick_budget", "chunk_size"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 1:
+                raise ValueError(f"claim {self.id}: {name} must be a positive integer, got {v!r}")
+
+    @property
+    def paper(self) -> str:
+        """The topic prefix of the id (``"seqproj"`` for ``"seqproj.coverage..."``)."""
+        return self.id.split(".", 1)[0]
+
+    def fingerprint(self) -> str:
+        """Hash of everything that determines chunk statistics (not budgets)."""
+        payload = json.dumps(
+            {"id": self.id, "kind": self.kind, "params": _jsonable(dict(self.params)),
+             "chunk_size": int(self.chunk_size), **self._fingerprint_extra()},
+            sort_keys=True,
+        )
+        return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+    def _fingerprint_extra(self) -> dict:
+        return {}
+
+    def chunk_task(self) -> Callable[[np.random.Generator, int], list]:
+        raise NotImplementedError(f"{type(self).__name__} is abstract; use a concrete claim kind")
+
+    def describe(self) -> dict:
+        """Plain-JSON description used by ``theorycheck list``."""
+        return {
+            "claim": self.id,
+            "kind": self.kind,
+            "source": self.source,
+            "label": self.label,
+            "statement": self.statement,
+            "params": _jsonable(dict(self.params)),
+        }
+
+
+# --------------------------------------------------------------------------
+# chunk workers (module level so that they pickle)
+# --------------------------------------------------------------------------
+
+def _probability_chunk(fn, rng, n):
+    events = fn(rng, n)
+    events = int(events)
+    if events < 0 or events > n:
+        raise ValueError(f"probability sampler returned {events} events for {n} trials")
+    return [events]
+
+
+def _identity_chunk(fn, tol_mode, rng, n):
+    lhs, rhs = fn(rng, n)
+    lhs = np.asarray(lhs, dtype=float).ravel()
+    rhs = np.asarray(rhs, dtype=float).ravel()
+    if lhs.shape != rhs.shape:
+        raise ValueError(f"identity evaluator returned lhs {lhs.shape} and rhs {rhs.shape}")
+    if not (np.all(np.isfinite(lhs)) and np.all(np.isfinite(rhs))):
+        return [int(lhs.size), math.inf, math.inf]
+    err = np.abs(lhs - rhs)
+    if tol_mode == "absolute":
+        scaled = err
+    elif tol_mode == "relative":
+        scaled = err / np.maximum(np.maximum(np.abs(lhs), np.abs(rhs)), np.finfo(float).tiny)
+    else:  # mixed
+        scaled = err / np.maximum(1.0, np.maximum(np.abs(lhs), np.abs(rhs)))
+    return [int(lhs.size), float(err.max(initial=0.0)), float(scaled.max(initial=0.0))]
+
+
+def _scaling_chunk(fn, m, rng, n):
+    y = np.asarray(fn(rng, n), dtype=float)
+    if y.shape != (n, m):
+        raise ValueError(f"scaling measurement returned shape {y.shape}, expected {(n, m)}")
+    return y.ravel().tolist()
+
+
+def _comparison_chunk(fn, rng, n):
+    d = np.asarray(fn(rng, n), dtype=float).ravel()
+    if d.shape != (n,):
+        raise ValueError(f"comparison sampler returned {d.shape}, expected ({n},)")
+    if not np.all(np.isfinite(d)):
+        raise ValueError("comparison sampler returned non-finite differences")
+    return [n, float(d.sum()), float((d * d).sum())]
+
+
+# --------------------------------------------------------------------------
+# claim kinds
+# --------------------------------------------------------------------------
+
+@dataclass(frozen=True, kw_only=True)
+class ProbabilityClaim(Claim):
+    """``P(event) ≤ delta`` under a simulator.
+
+    ``fn(rng, n)`` runs ``n`` independent trials and returns the integer number
+    of trials in which the bad event happened.
+    """
+
+    kind: ClassVar[str] = "probability"
+    fn: Callable[[np.random.Generator, int], int]
+    delta: float
+    chunk_size: int = 10_000
+    default_budget: int = 1_000_000
+    quick_budget: int = 50_000
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not (0.0 < float(self.delta) < 1.0):
+            raise ValueError(f"claim {self.id}: delta must lie in (0, 1), got {self.delta!r}")
+
+    def _fingerprint_extra(self) -> dict:
+        return {"delta": float(self.delta)}
+
+    def chunk_task(self):
+        return functools.partial(_probability_chunk, self.fn)
+
+
+@dataclass(frozen=True, kw_only=True)
+class IdentityClaim(Claim):
+    """``lhs(θ) = rhs(θ)`` on a domain, to a tolerance.
+
+    ``fn(rng, n)`` evaluates ``n`` random cases and returns ``(lhs, rhs)``
+    arrays.  The error of a case is ``|lhs − rhs|`` scaled according to
+    ``tol_mode``: ``"absolute"`` (unscaled), ``"relative"`` (divided by
+    ``max(|lhs|, |rhs|)``) or ``"mixed"`` (divided by ``max(1, |lhs|, |rhs|)``).
+    ``proof`` is an optional zero-argument callable returning ``True`` when a
+    symbolic (sympy) proof of the identity succeeds.
+    """
+
+    kind: ClassVar[str] = "identity"
+    fn: Callable[[np.random.Generator, int], tuple]
+    tol: float = 1e-12
+    tol_mode: str = "mixed"
+    proof: Callable[[], bool] | None = None
+    chunk_size: int = 100
+    default_budget: int = 1_000
+    quick_budget: int = 200
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.tol_mode not in ("absolute", "relative", "mixed"):
+            raise ValueError(f"claim {self.id}: tol_mode must be absolute/relative/mixed, got {self.tol_mode!r}")
+        if not self.tol > 0:
+            raise ValueError(f"claim {self.id}: tol must be > 0, got {self.tol!r}")
+
+    def _fingerprint_extra(self) -> dict:
+        return {"tol": self.tol, "tol_mode": self.tol_mode}
+
+    def chunk_task(self):
+        return functools.partial(_identity_chunk, self.fn, self.tol_mode)
+
+
+@dataclass(frozen=True, kw_only=True)
+class InequalityClaim(Claim):
+    """``lhs(θ) ≤ rhs(θ)`` for all θ in a domain; decided by worst-case search.
+
+    ``sample(rng) -> θ`` draws a point of the domain as a flat float array;
+    ``evaluate(θ) -> (lhs, rhs)``; optional ``project(θ) -> θ`` maps a
+    perturbed point back into the domain; optional ``evaluate_mp(θ)`` returns
+    ``(lhs, rhs)`` as ``mpmath`` numbers, used to confirm a candidate
+    counterexample in high precision before it is reported.
+    ``describe_point(θ) -> dict`` may render the worst point for humans.
+    The tightness reported is ``max lhs/rhs`` (``rhs > 0`` on the domain).
+    """
+
+    kind: ClassVar[str] = "inequality"
+    sample: Callable[[np.random.Generator], np.ndarray]
+    evaluate: Callable[[np.ndarray], tuple]
+    project: Callable[[np.ndarray], np.ndarray] | None = None
+    evaluate_mp: Callable[[np.ndarray], tuple] | None = None
+    describe_point: Callable[[np.ndarray], dict] | None = None
+    step: float = 0.3
+    random_fraction: float = 0.5
+    rtol: float = 1e-9
+    chunk_size: int = 200
+    default_budget: int = 4_000
+    quick_budget: int = 400
+
+    def _fingerprint_extra(self) -> dict:
+        return {"step": self.step, "random_fraction": self.random_fraction}
+
+    def chunk_task(self):
+        from .search import search_chunk
+
+        return functools.partial(search_chunk, self.sample, self.evaluate, self.project,
+                                 self.step, self.random_fraction)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScalingClaim(Claim):
+    """A quantity grows like ``x**a`` with ``a`` in ``[exponent_lo, exponent_hi]``.
+
+    ``x`` is the grid; ``fn(rng, n)`` returns an ``(n, len(x))`` array of ``n``
+    independent replicates of the quantity on the grid (one replicate suffices
+    for a deterministic quantity).  The exponent is the least-squares slope of
+    ``log y`` on ``log x`` over the replicate means (``fit_from`` drops small x);
+    its interval is a t-interval over per-replicate slopes (several replicates)
+    or the OLS interval (one replicate).
+    """
+
+    kind: ClassVar[str] = "scaling"
+    fn: Callable[[np.random.Generator, int], np.ndarray]
+    x: Sequence[float]
+    exponent_lo: float = -math.inf
+    exponent_hi: float = math.inf
+    chunk_size: int = 1
+    default_budget: int = 10
+    quick_budget: int = 3
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        x = np.asarray(self.x, dtype=float)
+        if x.ndim != 1 or x.size < 3 or np.any(x <= 0):
+            raise ValueError(f"claim {self.id}: x must be ≥ 3 positive grid points, got {self.x!r}")
+        if not self.exponent_lo <= self.exponent_hi:
+            raise ValueError(f"claim {self.id}: exponent_lo > exponent_hi")
+
+    def _fingerprint_extra(self) -> dict:
+        return {"x": [float(v) for v in self.x]}
+
+    def chunk_task(self):
+        return functools.partial(_scaling_chunk, self.fn, len(self.x))
+
+
+@dataclass(frozen=True, kw_only=True)
+class ComparisonClaim(Claim):
+    """``E[d] < threshold`` (``alternative="less"``) or ``> threshold``
+    (``"greater"``) for paired differences ``d = metric_A − metric_B`` drawn on
+    common random numbers by ``fn(rng, n) -> (n,)``.  Decided by a t-interval
+    on the mean at level ``1 − α``.
+    """
+
+    kind: ClassVar[str] = "comparison"
+    fn: Callable[[np.random.Generator, int], np.ndarray]
+    threshold: float = 0.0
+    alternative: str = "less"
+    chunk_size: int = 100
+    default_budget: int = 2_000
+    quick_budget: int = 200
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.alternative not in ("less", "greater"):
+            raise ValueError(f"claim {self.id}: alternative must be 'less' or 'greater', got {self.alternative!r}")
+
+    def _fingerprint_extra(self) -> dict:
+        return {"threshold": self.threshold, "alternative": self.alternative}
+
+    def chunk_task(self):
+        return functools.partial(_comparison_chunk, self.fn)
+
+
+def replace(claim: Claim, **changes) -> Claim:
+    """A copy of ``claim`` with some fields changed (e.g. a mutated constant)."""
+    return dataclasses.replace(claim, **changes)

@@ -1,0 +1,193 @@
+"""Where chunks run: ``serial``, ``threads``, ``processes`` or ``dask``.
+
+Every executor exposes ``imap(func, tasks, window)``: it runs
+``func(*args)`` for each ``(index, args)`` in ``tasks`` with at most
+``window`` in flight and yields ``(index, result)`` as they finish, in any
+order.  Closing the generator early cancels what has not started.  Because a
+chunk's result depends only on its index (see :mod:`.runner`), the order of
+completion never changes a run's totals.
+
+* ``threads`` suits ``nogil`` numba kernels and NumPy's bulk random draws,
+  which release the GIL.
+* ``processes`` uses a ``forkserver`` pool (fork is unsafe after threads exist).
+* ``dask`` uses ``distributed``: a local cluster with ``workers`` single-threaded
+  worker processes by default, or the scheduler at ``scheduler`` to scale out.
+"""
+from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing as mp
+import os
+from typing import Callable, Iterable, Iterator
+
+__all__ = ["EXECUTORS", "Executor", "SerialExecutor", "PoolExecutor", "DaskExecutor",
+           "make_executor", "default_workers"]
+
+EXECUTORS = ("serial", "threads", "processes", "dask")
+
+
+def default_workers() -> int:
+    """All cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - non-Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class Executor:
+    """Base class; subclasses implement :meth:`imap`.  Use as a context manager."""
+
+    name = "base"
+    workers = 1
+
+    def imap(self, func: Callable, tasks: Iterable[tuple[int, tuple]], window: int
+             ) -> Iterator[tuple[int, object]]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(workers={self.workers})"
+
+
+class SerialExecutor(Executor):
+    """Runs chunks one after another in this thread."""
+
+    name = "serial"
+
+    def imap(self, func, tasks, window):
+        for idx, args in tasks:
+            yield idx, func(*args)
+
+
+class PoolExecutor(Executor):
+    """A ``concurrent.futures`` thread or process pool."""
+
+    def __init__(self, kind: str, workers: int):
+        self.name = kind
+        self.workers = workers
+        if kind == "threads":
+            self._pool = cf.ThreadPoolExecutor(max_workers=workers)
+        else:
+            method = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
+            self._pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context(method))
+
+    def imap(self, func, tasks, window):
+        it = iter(tasks)
+        pending: dict = {}
+
+        def fill():
+            while len(pending) < window:
+                try:
+                    idx, args = next(it)
+                except StopIteration:
+                    return
+                pending[self._pool.submit(func, *args)] = idx
+
+        fill()
+        try:
+            while pending:
+                done, _ = cf.wait(list(pending), return_when=cf.FIRST_COMPLETED)
+                for fut in sorted(done, key=pending.get):
+                    idx = pending.pop(fut)
+                    yield idx, fut.result()
+                fill()
+        finally:
+            for fut in pending:
+                fut.cancel()
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+class DaskExecutor(Executor):
+    """Chunks as ``distributed`` tasks; a local cluster unless ``scheduler`` is given."""
+
+    name = "dask"
+
+    def __init__(self, workers: int, scheduler: str | None = None, *, processes: bool = True,
+                 timeout: float = 3.0):
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError as exc:  # pragma: no cover - dask is a declared dependency of [dask]
+            raise ValueError("executor 'dask' needs the optional dependency: pip install 'theorycheck[dask]'") from exc
+        self._cluster = None
+        if scheduler:
+            try:
+                self._client = Client(scheduler, timeout=timeout)
+            except (OSError, TimeoutError) as exc:
+                raise ValueError(f"cannot reach Dask scheduler {scheduler!r}: {exc}") from None
+            self.workers = max(1, len(self._client.scheduler_info().get("workers", {})))
+        else:
+            self._cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,
+                                         dashboard_address=None, silence_logs=40)
+            self._client = Client(self._cluster)
+            self.workers = workers
+
+    def imap(self, func, tasks, window):
+        from distributed import as_completed
+
+        it = iter(tasks)
+        index = {}
+        ac = as_completed()
+
+        def submit_one() -> bool:
+            try:
+                idx, args = next(it)
+            except StopIteration:
+                return False
+            fut = self._client.submit(func, *args, pure=False)
+            index[fut.key] = idx
+            ac.add(fut)
+            return True
+
+        inflight = 0
+        while inflight < window and submit_one():
+            inflight += 1
+        try:
+            for fut in ac:
+                idx = index.pop(fut.key)
+                yield idx, fut.result()
+                if not submit_one():
+                    continue
+        finally:
+            left = [f for f in ac.futures] if hasattr(ac, "futures") else []
+            if left:
+                self._client.cancel(left)
+
+    def close(self) -> None:
+        self._client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+
+
+def make_executor(executor: str | Executor | None = None, workers: int | None = None,
+                  scheduler: str | None = None) -> Executor:
+    """An :class:`Executor` from a name (or pass one through).
+
+    ``workers`` defaults to all cores; ``scheduler`` (a Dask address) implies ``dask``.
+    """
+    if isinstance(executor, Executor):
+        return executor
+    if executor is None:
+        executor = "dask" if scheduler else "serial"
+    if executor not in EXECUTORS:
+        raise ValueError(f"executor must be one of {list(EXECUTORS)}, got {executor!r}")
+    if workers is None:
+        workers = default_workers()
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+    if scheduler and executor != "dask":
+        raise ValueError(f"--scheduler needs executor 'dask', got {executor!r}")
+    if executor == "serial":
+        return SerialExecutor()
+    if executor in ("threads", "processes"):
+        return PoolExecutor(executor, workers)
+    return DaskExecutor(workers, scheduler)

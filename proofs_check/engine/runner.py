@@ -1,0 +1,114 @@
+"""The chunked Monte Carlo runner (spec ``verification.md`` §4).
+
+A run is defined by a root seed and a number of fixed-size chunks.  Chunk
+``k`` draws from ``SeedSequence(seed, spawn_key=(k,))`` — the same stream as
+``SeedSequence(seed).spawn(k + 1)[k]`` — so its statistics depend only on
+``(seed, k, chunk_size)``.  Results are combined in index order, and an early
+stop is decided on the index-ordered prefix, so totals and stopping points are
+identical on every executor and worker count.
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable, Sequence
+
+import numpy as np
+
+from .executors import Executor, make_executor
+from .store import ChunkStore
+
+__all__ = ["chunk_rng", "run_chunk", "map_chunks", "run_chunks"]
+
+
+def chunk_rng(seed: int, k: int) -> np.random.Generator:
+    """The generator of chunk ``k`` under root ``seed``."""
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(k,)))
+
+
+def run_chunk(task: Callable, seed: int, k: int, n: int):
+    """Run one chunk: ``task(chunk_rng(seed, k), n)``."""
+    return task(chunk_rng(seed, k), n)
+
+
+def _check_seed(seed) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    return int(seed)
+
+
+def map_chunks(task: Callable, budget: int, *, chunk_size: int, seed: int = 0,
+               executor: str | Executor | None = None, workers: int | None = None,
+               progress: Callable[[int, int], None] | None = None) -> list:
+    """Run ``budget`` units of ``task`` in chunks; results in chunk order.
+
+    Chunk ``k`` calls ``task(chunk_rng(seed, k), n_k)`` with ``n_k = chunk_size``
+    except for a shorter last chunk, so exactly ``budget`` units run.  ``task``
+    must be picklable for the ``processes`` and ``dask`` executors.
+    """
+    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
+        raise ValueError(f"budget must be a positive integer, got {budget!r}")
+    if isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
+        raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
+    seed = _check_seed(seed)
+    n_chunks = math.ceil(budget / chunk_size)
+    sizes = [chunk_size] * (n_chunks - 1) + [budget - chunk_size * (n_chunks - 1)]
+    out: list = [None] * n_chunks
+    owned = not isinstance(executor, Executor)
+    ex = make_executor(executor, workers)
+    try:
+        done_units = 0
+        tasks = ((k, (task, seed, k, sizes[k])) for k in range(n_chunks))
+        for k, res in ex.imap(run_chunk, tasks, window=2 * ex.workers):
+            out[k] = res
+            done_units += sizes[k]
+            if progress is not None:
+                progress(done_units, int(budget))
+    finally:
+        if owned:
+            ex.close()
+    return out
+
+
+def run_chunks(task: Callable, n_chunks: int, *, chunk_size: int, seed: int,
+               executor: Executor, store: ChunkStore | None = None,
+               stop: Callable[[Sequence], bool] | None = None,
+               progress: Callable[[int, int], None] | None = None) -> list:
+    """Run chunks ``0..n_chunks−1`` (skipping those already in ``store``).
+
+    Each finished chunk is appended to ``store`` at once, so an interrupted run
+    keeps it.  ``stop(stats)`` is called on each chunk's statistics in index
+    order; when it returns True the run ends there and the returned prefix
+    ends with that chunk.  Returns the list of chunk statistics used.
+    """
+    seed = _check_seed(seed)
+    done: dict[int, list] = dict(store.chunks) if store is not None else {}
+    prefix: list = []
+
+    def advance() -> bool:
+        while len(prefix) < n_chunks and len(prefix) in done:
+            stats = done[len(prefix)]
+            prefix.append(stats)
+            if stop is not None and stop(stats):
+                return True
+        return False
+
+    if advance():
+        return prefix
+    todo = [k for k in range(len(prefix), n_chunks) if k not in done]
+    if progress is not None:
+        progress(len(done), n_chunks)
+    tasks = ((k, (task, seed, k, chunk_size)) for k in todo)
+    gen = executor.imap(run_chunk, tasks, window=2 * executor.workers)
+    try:
+        for k, stats in gen:
+            stats = [v.item() if isinstance(v, np.generic) else v for v in stats]
+            done[k] = stats
+            if store is not None:
+                store.append(k, stats)
+            if progress is not None:
+                progress(len(done), n_chunks)
+            if advance():
+                break
+    finally:
+        gen.close()
+    return prefix

@@ -1,0 +1,117 @@
+"""Seed claims that exercise every path of the engine with real, small mathematics.
+
+* ``seed.logit_energy_identity`` — identity, numeric and sympy:
+  ``‖e_a − softmax(z)‖² = 1 − 2p_a + Σ_b p_b²`` (spec baselines.md §2, CONFIRMED).
+* ``seed.dg_tail`` — probability bound that holds: the Dasgupta–Gupta tail of
+  classical JL for one fixed vector (spec seqproj.md §4, CONFIRMED).
+* ``seed.dg_tail_doubled`` — the same tail with its exponent doubled, a false
+  claim the engine must refute (power check, verification.md §2).
+"""
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from .engine import IdentityClaim, ProbabilityClaim, register
+from .logits import logit_gradient_energy
+from .symbolic import prove_logit_energy_identity
+
+__all__ = ["bernoulli_events", "chi2_deviation_events", "dg_tail_bound", "energy_cases"]
+
+
+# -- the logit-gradient energy identity --------------------------------------
+
+def energy_cases(rng: np.random.Generator, n: int, *, max_v: int = 64, max_scale: float = 1e4):
+    """``n`` random cases of the energy identity; returns ``(lhs, rhs)``.
+
+    Vocabulary sizes ``V ∈ [2, max_v]`` and logit scales log-uniform up to
+    ``max_scale`` (extreme logits included).  ``lhs`` is the definition
+    ``‖e_a − softmax(z)‖²`` evaluated in 40-digit arithmetic (mpmath) from the
+    same float64 logits; ``rhs`` is the float64
+    :func:`proofs_check.logits.logit_gradient_energy` (``1 − 2p_a + Σp²``).
+    The identity and its stable implementation are checked together.
+    """
+    import mpmath
+
+    lhs = np.empty(n)
+    rhs = np.empty(n)
+    for i in range(n):
+        V = int(rng.integers(2, max_v + 1))
+        scale = float(np.exp(rng.uniform(np.log(1e-3), np.log(max_scale))))
+        z = rng.standard_normal(V) * scale
+        a = int(rng.integers(V))
+        with mpmath.workdps(40):
+            zm = [mpmath.mpf(float(v)) for v in z]
+            top = max(zm)
+            w = [mpmath.exp(v - top) for v in zm]
+            tot = mpmath.fsum(w)
+            lhs[i] = float(mpmath.fsum(((1 if b == a else 0) - w[b] / tot) ** 2 for b in range(V)))
+        rhs[i] = float(logit_gradient_energy(z[None, :], np.array([a]))[0])
+    return lhs, rhs
+
+
+def _prove_energy_small_v(v_max: int = 6) -> bool:
+    return all(prove_logit_energy_identity(V) for V in range(2, v_max + 1))
+
+
+register(IdentityClaim(
+    id="seed.logit_energy_identity",
+    statement="‖e_a − softmax(z)‖² = 1 − 2 p_a + Σ_b p_b² for all logits z and tokens a",
+    source="OTB (arXiv 2602.07078) / Logit Dynamics (arXiv 2506.12912); spec baselines.md §2",
+    label="CONFIRMED",
+    params={"max_v": 64, "max_scale": 1e4, "sympy_v": "2..6"},
+    fn=functools.partial(energy_cases, max_v=64, max_scale=1e4),
+    tol=1e-12, tol_mode="absolute",
+    proof=_prove_energy_small_v,
+    chunk_size=100, default_budget=2_000, quick_budget=300,
+))
+
+
+# -- the Dasgupta–Gupta tail -----------------------------------------------
+
+def dg_tail_bound(M: int, eps: float, *, exponent_factor: float = 1.0) -> float:
+    """``2 exp(−f (M/2)(ε²/2 − ε³/3))``; ``f = 1`` is Dasgupta–Gupta."""
+    return 2.0 * math.exp(-exponent_factor * (M / 2.0) * (eps ** 2 / 2 - eps ** 3 / 3))
+
+
+def chi2_deviation_events(M: int, eps: float, rng: np.random.Generator, n: int) -> int:
+    """Number of ``n`` trials with ``|‖Πu‖² − ‖u‖²| > ε‖u‖²``.
+
+    For ``Π`` with i.i.d. ``N(0, 1/M)`` entries and any fixed ``u``,
+    ``Πu ~ N(0, ‖u‖² I_M / M)`` by rotation invariance, so
+    ``‖Πu‖²/‖u‖² ~ χ²_M / M`` exactly; one draw per trial.
+    """
+    r = rng.chisquare(M, size=n) / M
+    return int(np.count_nonzero(np.abs(r - 1.0) > eps))
+
+
+def bernoulli_events(p: float, rng: np.random.Generator, n: int) -> int:
+    """Number of events among ``n`` Bernoulli(p) trials (``rng.random(n) < p``)."""
+    return int(np.count_nonzero(rng.random(n) < p))
+
+
+_DG_M, _DG_EPS = 400, 0.2
+register(ProbabilityClaim(
+    id="seed.dg_tail",
+    statement="P(|‖Πu‖² − ‖u‖²| > ε‖u‖²) ≤ 2 exp(−(M/2)(ε²/2 − ε³/3)), Π Gaussian, u fixed",
+    source="Dasgupta & Gupta 2003, Lemma 2.2; spec seqproj.md §4",
+    label="CONFIRMED",
+    params={"M": _DG_M, "eps": _DG_EPS},
+    fn=functools.partial(chi2_deviation_events, _DG_M, _DG_EPS),
+    delta=dg_tail_bound(_DG_M, _DG_EPS),
+    chunk_size=1_000, default_budget=1_000_000, quick_budget=100_000,
+))
+
+register(ProbabilityClaim(
+    id="seed.dg_tail_doubled",
+    statement="FALSE on purpose: P(|‖Πu‖² − ‖u‖²| > ε‖u‖²) ≤ 2 exp(−M(ε²/2 − ε³/3))",
+    source="mutation of Dasgupta & Gupta 2003 (exponent doubled); power check of verification.md §2",
+    label="DERIVED",
+    params={"M": _DG_M, "eps": _DG_EPS, "exponent_factor": 2.0},
+    fn=functools.partial(chi2_deviation_events, _DG_M, _DG_EPS),
+    delta=dg_tail_bound(_DG_M, _DG_EPS, exponent_factor=2.0),
+    chunk_size=1_000, default_budget=1_000_000, quick_budget=100_000,
+    notes="negative control: the engine must refute it",
+))

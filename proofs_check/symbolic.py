@@ -1,0 +1,163 @@
+"""Symbolic (sympy) proofs of the toolkit's identities.
+
+Each ``prove_*`` function returns ``True`` when sympy reduces
+``lhs − rhs`` to zero; it is both a test and the ``proof`` of a claim.
+A ``V``/``T``/``N`` argument proves the identity for that explicit size with
+one symbol per entry; ``None`` proves it for a symbolic size (sums over an
+``IndexedBase`` with ``KroneckerDelta``, or an induction step).
+"""
+from __future__ import annotations
+
+import sympy as sp
+
+from .validate import check_int
+
+__all__ = ["prove_logit_energy_identity", "prove_logit_energy_identity_general",
+           "prove_zero_sum_logit_update", "prove_telescoping_ratio", "prove_otb_equal_weights",
+           "prove_otb_scale_invariance", "prove_kl_second_order"]
+
+
+def prove_logit_energy_identity(V: int) -> bool:
+    """``‖e_a − softmax(z)‖² = 1 − 2 p_a + Σ_b p_b²`` for symbolic logits.
+
+    With ``p_b = e^{z_b} / Σ_c e^{z_c}`` for symbols ``z_1..z_V`` and every
+    choice of ``a``.  Source: spec ``baselines.md`` §2 (CONFIRMED).
+    """
+    V = check_int("V", V, lo=2, hi=12)
+    z = sp.symbols(f"z0:{V}", real=True)
+    Z = sum(sp.exp(zi) for zi in z)
+    p = [sp.exp(zi) / Z for zi in z]
+    for a in range(V):
+        lhs = sum(((1 if b == a else 0) - p[b]) ** 2 for b in range(V))
+        rhs = 1 - 2 * p[a] + sum(pb ** 2 for pb in p)
+        if sp.simplify(sp.expand(lhs - rhs)) != 0:
+            return False
+    return True
+
+
+def _sum_doit_refined(expr, assumption):
+    """Expand ``expr``, evaluate each ``Sum`` term, and refine under ``assumption``."""
+    terms = [t.doit() if isinstance(t, sp.Sum) else t for t in sp.Add.make_args(sp.expand(expr))]
+    return sp.simplify(sp.refine(sp.factor_terms(sp.Add(*terms)), assumption))
+
+
+def prove_logit_energy_identity_general() -> bool:
+    r"""The energy identity for a symbolic vocabulary size ``V`` and any vector ``p``.
+
+    .. math:: \sum_{b=1}^V (\delta_{ab} - p_b)^2 = 1 - 2 p_a + \sum_{b=1}^V p_b^2,
+              \quad 1 \le a \le V.
+
+    (It needs no normalisation of ``p``.)  ``Σ_b δ_{ab} f(b)`` is evaluated by
+    sympy to ``f(a)`` under ``a ≤ V``.  Source: spec ``baselines.md`` §2.
+    """
+    V, a, b = sp.symbols("V a b", integer=True, positive=True)
+    p = sp.IndexedBase("p")
+    lhs = sp.Sum(sp.expand((sp.KroneckerDelta(a, b) - p[b]) ** 2), (b, 1, V))
+    rhs = 1 - 2 * p[a] + sp.Sum(p[b] ** 2, (b, 1, V))
+    return _sum_doit_refined(lhs - rhs, sp.Q.le(a, V)) == 0
+
+
+def prove_zero_sum_logit_update(V: int | None = None) -> bool:
+    r"""``Σ_j Δz_j = 0`` for the step ``Δz_j = ηA(δ_{ja} − p_j)``, ``p = softmax(z)``.
+
+    ``V`` an int in [2, 12]: explicit symbols ``z_1..z_V`` and every ``a``;
+    ``V=None``: symbolic ``V`` with ``p_b = e^{z_b}/Σ_c e^{z_c}``.
+    Source: spec ``baselines.md`` §4 (DERIVED).
+    """
+    eta, A = sp.symbols("eta A", real=True)
+    if V is None:
+        Vs, a, b = sp.symbols("V a b", integer=True, positive=True)
+        z = sp.IndexedBase("z", real=True)
+        Z = sp.Sum(sp.exp(z[b]), (b, 1, Vs))
+        total = sp.Sum(eta * A * (sp.KroneckerDelta(a, b) - sp.exp(z[b]) / Z), (b, 1, Vs))
+        return _sum_doit_refined(total, sp.Q.le(a, Vs)) == 0
+    V = check_int("V", V, lo=2, hi=12)
+    z = sp.symbols(f"z0:{V}", real=True)
+    Z = sum(sp.exp(zi) for zi in z)
+    p = [sp.exp(zi) / Z for zi in z]
+    for a in range(V):
+        total = sum(eta * A * ((1 if j == a else 0) - p[j]) for j in range(V))
+        if sp.simplify(total) != 0:
+            return False
+    return True
+
+
+def prove_telescoping_ratio(T: int | None = None) -> bool:
+    r"""``Π_{t=1}^T ρ_t − 1 = Σ_{t=1}^T (ρ_t − 1) Π_{j>t} ρ_j``.
+
+    ``T`` an int in [1, 10]: expanded polynomial identity in symbols
+    ``ρ_1..ρ_T``.  ``T=None``: induction — the base case ``T = 1`` and the step
+    ``S_{T+1} = ρ_{T+1} S_T + (ρ_{T+1} − 1)`` (split off ``t = T+1``; every
+    other summand gains the factor ``ρ_{T+1}``) turns ``S_T = P_T − 1`` into
+    ``S_{T+1} = P_T ρ_{T+1} − 1``.  Source: the tangent/remainder split of
+    spec ``mismatch.md`` §4; listed in issue 6 (DERIVED).
+    """
+    if T is None:
+        r1, r_next, P_T = sp.symbols("rho_1 rho_next P_T", positive=True)
+        base = sp.expand((r1 - 1) - (r1 - 1)) == 0
+        S_T = P_T - 1  # induction hypothesis
+        S_next = r_next * S_T + (r_next - 1)
+        return base and sp.expand(S_next - (P_T * r_next - 1)) == 0
+    T = check_int("T", T, lo=1, hi=10)
+    rho = sp.symbols(f"rho1:{T + 1}", positive=True)
+    lhs = sp.prod(rho) - 1
+    rhs = sum((rho[t] - 1) * sp.prod(rho[t + 1:]) for t in range(T))
+    return sp.expand(lhs - rhs) == 0
+
+
+def prove_otb_equal_weights(N: int | None = None) -> bool:
+    r"""With equal cumulative energies the OTB baseline is the per-position group mean.
+
+    .. math:: \frac{\sum_i m_i G_i W}{\sum_i m_i W} = \frac{\sum_i m_i G_i}{\sum_i m_i}
+
+    (spec ``baselines.md`` §3 step 4 without the ``1e-8`` guard; ``m_i`` the
+    mask at the position).  ``N`` an int in [1, 12]: explicit symbols;
+    ``None``: symbolic group size.  Source: spec ``baselines.md`` §3 (DERIVED).
+    """
+    W = sp.symbols("W", positive=True)
+    if N is None:
+        Ns, i = sp.symbols("N i", integer=True, positive=True)
+        m, G = sp.IndexedBase("m"), sp.IndexedBase("G")
+        B = sp.Sum(m[i] * G[i] * W, (i, 1, Ns)) / sp.Sum(m[i] * W, (i, 1, Ns))
+        mean = sp.Sum(m[i] * G[i], (i, 1, Ns)) / sp.Sum(m[i], (i, 1, Ns))
+        return sp.simplify(sp.factor_terms(B) - mean) == 0
+    N = check_int("N", N, lo=1, hi=12)
+    m = sp.symbols(f"m1:{N + 1}", positive=True)
+    G = sp.symbols(f"G1:{N + 1}", real=True)
+    B = sum(mi * gi * W for mi, gi in zip(m, G)) / sum(mi * W for mi in m)
+    mean = sum(mi * gi for mi, gi in zip(m, G)) / sum(m)
+    return sp.simplify(B - mean) == 0
+
+
+def prove_otb_scale_invariance(N: int) -> bool:
+    """Scaling every ``w`` (hence every ``W``) by ``c > 0`` leaves ``B_t`` unchanged (no guard).
+
+    Source: spec ``baselines.md`` §3 properties (DERIVED).
+    """
+    N = check_int("N", N, lo=1, hi=12)
+    c = sp.symbols("c", positive=True)
+    W = sp.symbols(f"W1:{N + 1}", positive=True)
+    G = sp.symbols(f"G1:{N + 1}", real=True)
+    B = sum(g * w for g, w in zip(G, W)) / sum(W)
+    Bc = sum(g * c * w for g, w in zip(G, W)) / sum(c * w for w in W)
+    return sp.simplify(B - Bc) == 0
+
+
+def prove_kl_second_order(V: int) -> bool:
+    r"""``KL(p ‖ softmax(z + εd))`` has Taylor expansion ``½ε² dᵀ(diag p − ppᵀ)d + O(ε³)``.
+
+    Explicit symbols ``z_1..z_V``, ``d_1..d_V``; the series in ``ε`` to order 2
+    must equal the quadratic form.  Source: spec ``baselines.md`` §4 (DERIVED).
+    """
+    V = check_int("V", V, lo=2, hi=4)
+    eps = sp.symbols("epsilon", real=True)
+    z = sp.symbols(f"z0:{V}", real=True)
+    d = sp.symbols(f"d0:{V}", real=True)
+    Z = sum(sp.exp(zi) for zi in z)
+    p = [sp.exp(zi) / Z for zi in z]
+    # KL(p ‖ p') = log Σ_b p_b e^{ε d_b} − ε Σ_b p_b d_b
+    kl = sp.log(sum(pb * sp.exp(eps * db) for pb, db in zip(p, d))) - eps * sum(pb * db for pb, db in zip(p, d))
+    series = sp.series(kl, eps, 0, 3).removeO()
+    quad = sp.Rational(1, 2) * eps ** 2 * (sum(pb * db ** 2 for pb, db in zip(p, d))
+                                            - sum(pb * db for pb, db in zip(p, d)) ** 2)
+    return sp.simplify(series - quad) == 0

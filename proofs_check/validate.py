@@ -1,0 +1,88 @@
+"""Argument checks shared by every module: fail at the boundary, loudly.
+
+Each check raises ``ValueError`` (or ``TypeError`` for a wrong type) whose
+message names the argument, quotes the value received and states what is
+allowed — never a NumPy traceback from deep inside, a silent NaN, or a hang.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+__all__ = ["as_generator", "check_int", "check_real", "check_open_unit", "check_finite_array",
+           "check_choice"]
+
+
+def as_generator(rng, name: str = "rng") -> np.random.Generator:
+    """A ``numpy.random.Generator`` from a Generator, SeedSequence, int ≥ 0 or None.
+
+    ``None`` is refused: randomness must be explicit (spec README).
+    """
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if isinstance(rng, np.random.SeedSequence):
+        return np.random.default_rng(rng)
+    if isinstance(rng, numbers.Integral) and not isinstance(rng, bool):
+        if rng < 0:
+            raise ValueError(f"{name} must be a non-negative integer seed, got {rng}")
+        return np.random.default_rng(int(rng))
+    raise TypeError(f"{name} must be a numpy Generator, SeedSequence or non-negative int seed, "
+                    f"got {type(rng).__name__}")
+
+
+def check_int(name: str, value, *, lo: int | None = None, hi: int | None = None) -> int:
+    """``value`` as an int in ``[lo, hi]`` (either end optional)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        else:
+            raise TypeError(f"{name} must be an integer, got {value!r}")
+    value = int(value)
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        rng = f"[{lo if lo is not None else '-inf'}, {hi if hi is not None else 'inf'}]"
+        raise ValueError(f"{name} must be an integer in {rng}, got {value}")
+    return value
+
+
+def check_real(name: str, value, *, lo: float | None = None, hi: float | None = None,
+               lo_open: bool = False, hi_open: bool = False) -> float:
+    """``value`` as a finite float in the interval given by ``lo``/``hi``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r}")
+    v = float(value)
+    if not np.isfinite(v):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    bad = ((lo is not None and (v < lo or (lo_open and v == lo)))
+           or (hi is not None and (v > hi or (hi_open and v == hi))))
+    if bad:
+        left = ("(" if lo_open else "[") + (f"{lo:g}" if lo is not None else "-inf")
+        right = (f"{hi:g}" if hi is not None else "inf") + (")" if hi_open else "]")
+        raise ValueError(f"{name} must lie in {left}, {right}, got {value!r}")
+    return v
+
+
+def check_open_unit(name: str, value) -> float:
+    """``value`` in the open interval (0, 1) — e.g. ``eps``, ``delta``, ``alpha``."""
+    return check_real(name, value, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+
+
+def check_finite_array(name: str, value, *, ndim: int | None = None, dtype=float) -> np.ndarray:
+    """``value`` as an array with no NaN/inf (and the given ``ndim``)."""
+    try:
+        arr = np.asarray(value, dtype=dtype)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be array-like of numbers: {exc}") from None
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"{name} must have {ndim} dimension(s), got shape {arr.shape}")
+    if arr.dtype.kind in "fc" and not np.all(np.isfinite(arr)):
+        bad = np.argwhere(~np.isfinite(arr))[0]
+        raise ValueError(f"{name} contains NaN or inf (first at index {tuple(int(i) for i in bad)})")
+    return arr
+
+
+def check_choice(name: str, value, allowed) -> str:
+    """``value`` must be one of ``allowed``."""
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {sorted(allowed)}, got {value!r}")
+    return value

@@ -1,0 +1,1 @@
+"""Sequential (adaptive, martingale) random projections and linear Ensemble++."""

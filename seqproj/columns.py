@@ -1,0 +1,170 @@
+r"""Column families for sequential random projection, normalised so that ``E‖z‖² = 1``.
+
+Every family is generated from one block of ``M`` i.i.d. standard normals
+``g`` per column by a deterministic map (the same map in the NumPy reference
+and in the numba kernel of :mod:`seqproj.simulate`, so both consume the same
+random stream):
+
+==============  ===================================  ========  =====  ==================
+family          ``z`` from ``g``                     unit norm  c_0    assumptions (§2)
+==============  ===================================  ========  =====  ==================
+``sphere``      ``g / ‖g‖``                          yes        1      yes
+``gaussian``    ``g / √M``                           no         1      relaxed (§3a)
+``rademacher``  ``sign(g) / √M``                     yes        1      yes
+``onehot``      ``sign(g_i) e_i``, i = argmax |g|    yes        ≈ M    no (flagged)
+``sparse``      ``sign(g_j)/√s`` on the s largest |g|  yes      ≥ 1    only if c_0 ≤ c0_max
+==============  ===================================  ========  =====  ==================
+
+The argmax / top-s sets of i.i.d. continuous draws are uniform and independent
+of the signs, so these maps give exactly the intended laws.
+
+``c_0`` is the conditional sub-Gaussian factor: ``E exp(λ⟨u, z⟩) ≤
+exp(λ² c_0 ‖u‖²/(2M))``.  For sparse and one-hot columns it is computed at
+the coordinate direction ``u = e_1`` (DERIVED; for these families a
+coordinate is the worst direction):
+``c_0 = sup_λ 2M log(1 − s/M + (s/M) cosh(λ/√s)) / λ²``.
+
+See Li, "Probability Tools for Sequential Random Projection" (arXiv 2402.14026);
+spec ``seqproj.md`` §2 table (DERIVED).
+"""
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from scipy import optimize
+
+from proofs_check.validate import as_generator, check_choice, check_int, check_real
+
+__all__ = ["FAMILIES", "FAMILY_CODES", "ColumnFamily", "column_family", "columns_from_normals",
+           "sample_columns", "sparse_c0"]
+
+FAMILIES = ("sphere", "gaussian", "rademacher", "onehot", "sparse")
+FAMILY_CODES = {name: k for k, name in enumerate(FAMILIES)}
+
+
+@functools.lru_cache(maxsize=256)
+def sparse_c0(s: int, M: int) -> float:
+    """Sub-Gaussian factor ``c_0`` of ``s``-sparse signed columns in ``R^M`` (coordinate direction).
+
+    ``sup_λ 2M log(1 − p + p cosh(λ/√s)) / λ²`` with ``p = s/M``; equals 1 for
+    ``s = M`` (Rademacher) and grows as ``s`` shrinks (≈ M/log M for one-hot).
+    """
+    s = check_int("s", s, lo=1)
+    M = check_int("M", M, lo=1)
+    if s > M:
+        raise ValueError(f"s must lie in [1, M={M}], got {s}")
+    p = s / M
+
+    def neg(loglam):
+        lam = math.exp(loglam)
+        x = lam / math.sqrt(s)
+        # log cosh(x) computed stably
+        lc = abs(x) + math.log1p(math.exp(-2 * abs(x))) - math.log(2.0)
+        val = math.log(p) + lc
+        inner = np.logaddexp(math.log1p(-p) if p < 1 else -np.inf, val)
+        return -(2.0 * M * inner / (lam * lam))
+
+    grid = np.linspace(-6.0, 8.0, 141)
+    vals = [neg(g) for g in grid]
+    k = int(np.argmin(vals))
+    lo, hi = grid[max(k - 1, 0)], grid[min(k + 1, len(grid) - 1)]
+    res = optimize.minimize_scalar(neg, bounds=(lo, hi), method="bounded",
+                                   options={"xatol": 1e-10})
+    return float(max(1.0, -min(res.fun, vals[k])))
+
+
+@dataclass(frozen=True)
+class ColumnFamily:
+    """A column family at dimension ``M`` and whether it meets the theorem's assumptions.
+
+    ``assumptions`` is ``"yes"`` (unit norm and ``c_0 ≤ c0_max``), ``"relaxed"``
+    (Gaussian: covered only by the non-unit-norm corollary §3a, with larger
+    constants) or ``"no"`` (outside; results are flagged).
+    """
+
+    name: str
+    M: int
+    s: int
+    unit_norm: bool
+    c0: float
+    assumptions: str
+
+    @property
+    def code(self) -> int:
+        return FAMILY_CODES[self.name]
+
+    @property
+    def satisfies_assumptions(self) -> bool:
+        """True when the sequential JL theorem (or its §3a relaxation) covers the family."""
+        return self.assumptions != "no"
+
+    @property
+    def reduced_ok(self) -> bool:
+        """True when the exact reduced simulation (§7) can serve the family."""
+        return self.name in ("sphere", "gaussian")
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["satisfies_assumptions"] = self.satisfies_assumptions
+        return d
+
+
+def column_family(name: str, M: int, *, s: int | None = None, c0_max: float = 1.5) -> ColumnFamily:
+    """Describe family ``name`` at dimension ``M``.
+
+    ``s`` is the number of nonzeros of ``"sparse"`` columns (default ``max(1, M // 8)``);
+    ``c0_max`` is the largest ``c_0`` counted as inside the assumptions.
+    """
+    check_choice("columns", name, FAMILIES)
+    M = check_int("M", M, lo=1)
+    c0_max = check_real("c0_max", c0_max, lo=1.0)
+    if name == "sparse":
+        s = max(1, M // 8) if s is None else check_int("s", s, lo=1, hi=M)
+    elif s is not None:
+        raise ValueError(f"s is only used by the 'sparse' family, got s={s!r} for columns={name!r}")
+    if name == "sphere":
+        return ColumnFamily(name, M, M, True, 1.0, "yes")
+    if name == "rademacher":
+        return ColumnFamily(name, M, M, True, 1.0, "yes")
+    if name == "gaussian":
+        return ColumnFamily(name, M, M, False, 1.0, "relaxed")
+    if name == "onehot":
+        c0 = sparse_c0(1, M)
+        return ColumnFamily(name, M, 1, True, c0, "yes" if c0 <= c0_max else "no")
+    c0 = sparse_c0(s, M)
+    return ColumnFamily(name, M, s, True, c0, "yes" if c0 <= c0_max else "no")
+
+
+def columns_from_normals(g: np.ndarray, family: ColumnFamily) -> np.ndarray:
+    """Map standard normals ``g`` (shape ``(..., M)``) to columns of ``family``.
+
+    Sums run sequentially over the last axis (``np.cumsum``) so that the result
+    is bit-identical to the numba kernel's loops.
+    """
+    g = np.asarray(g, dtype=float)
+    M = g.shape[-1]
+    if M != family.M:
+        raise ValueError(f"g has last dimension {M}, family has M={family.M}")
+    name = family.name
+    if name == "sphere":
+        nrm = np.sqrt(np.cumsum(g * g, axis=-1)[..., -1:])
+        return g / nrm
+    if name == "gaussian":
+        return g / math.sqrt(M)
+    if name == "rademacher":
+        return np.where(g >= 0.0, 1.0, -1.0) / math.sqrt(M)
+    a = np.abs(g)
+    s = family.s
+    kth = np.partition(a, M - s, axis=-1)[..., M - s:M - s + 1]
+    return np.where(a >= kth, np.where(g >= 0.0, 1.0, -1.0) / math.sqrt(s), 0.0)
+
+
+def sample_columns(columns: str, M: int, size: int, rng, *, s: int | None = None) -> np.ndarray:
+    """``size`` i.i.d. columns of family ``columns`` in ``R^M``: array ``(size, M)``."""
+    fam = column_family(columns, M, s=s)
+    size = check_int("size", size, lo=0)
+    rng = as_generator(rng)
+    return columns_from_normals(rng.standard_normal((size, fam.M)), fam)

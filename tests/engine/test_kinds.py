@@ -1,0 +1,131 @@
+"""Inequality search, scaling and comparison verdicts on claims with known answers."""
+import functools
+import math
+
+import mpmath
+import numpy as np
+import pytest
+
+from proofs_check.engine import (ComparisonClaim, IdentityClaim, InequalityClaim, ProbabilityClaim,
+                                 ScalingClaim, verify_claim)
+
+
+def _unit_box(dim, rng):
+    return rng.uniform(0.0, 1.0, size=dim)
+
+
+def _clip01(theta):
+    return np.clip(theta, 1e-12, 1.0)
+
+
+def _amgm(theta):                      # (xy)^{1/2} ≤ (x + y)/2, tight at x = y
+    x, y = theta
+    return math.sqrt(x * y), (x + y) / 2
+
+
+def _square_le_identity(theta):        # x ≤ x² + 0.2 is FALSE on (0.276, 0.724)
+    x = theta[0]
+    return x, x * x + 0.2
+
+
+def _square_le_identity_mp(theta):
+    x = mpmath.mpf(float(theta[0]))
+    return x, x * x + mpmath.mpf("0.2")
+
+
+def _cancellation(theta):             # mathematically lhs == rhs; float lhs may exceed rhs
+    a = theta[0]
+    return (a + 1e8) - 1e8, a
+
+
+def _cancellation_mp(theta):
+    a = mpmath.mpf(float(theta[0]))
+    return (a + mpmath.mpf(1e8)) - mpmath.mpf(1e8), a
+
+
+def _ineq(**kw):
+    base = dict(id="test.ineq", statement="s", source="test", label="DERIVED", project=_clip01)
+    return InequalityClaim(**{**base, **kw})
+
+
+def test_search_finds_tight_point_of_a_true_inequality():
+    r = verify_claim(_ineq(sample=functools.partial(_unit_box, 2), evaluate=_amgm), budget=800, seed=0)
+    assert r.verdict == "holds" and 0.999 < r.worst_ratio <= 1.0 + 1e-12
+    assert r.evaluations == 800
+
+
+def test_search_refutes_a_false_inequality_confirmed_by_mpmath():
+    r = verify_claim(_ineq(sample=functools.partial(_unit_box, 1), evaluate=_square_le_identity,
+                           evaluate_mp=_square_le_identity_mp), budget=400, seed=0)
+    assert r.verdict == "refuted" and r.confirmed_by.startswith("mpmath")
+    assert r.worst_ratio == pytest.approx(1 / (2 * math.sqrt(0.2)), rel=1e-4)   # max of x/(x²+0.2), at x = √0.2
+
+
+def test_float_artefact_is_not_reported_as_counterexample():
+    claim = _ineq(sample=functools.partial(_unit_box, 1), evaluate=_cancellation,
+                  evaluate_mp=_cancellation_mp, rtol=0.0)
+    r = verify_claim(claim, budget=400, seed=1)
+    assert r.worst_ratio > 1.0                     # float64 sees a violation ...
+    assert r.verdict == "holds" and "rejected by mpmath" in r.confirmed_by   # ... mpmath does not
+
+
+def _power_law(a, noise, x, rng, n):
+    x = np.asarray(x, float)
+    return x ** a * np.exp(noise * rng.standard_normal((n, x.size)))
+
+
+X = (4.0, 8.0, 16.0, 32.0, 64.0, 128.0)
+
+
+@pytest.mark.parametrize("lo,hi,want", [(1.9, 2.1, "holds"), (0.9, 1.1, "refuted"), (1.99, 2.0, "inconclusive")])
+def test_scaling_verdicts(lo, hi, want):
+    claim = ScalingClaim(id="test.scaling", statement="y ∝ x²", source="test", label="DERIVED",
+                         fn=functools.partial(_power_law, 2.0, 0.05, X), x=X, exponent_lo=lo, exponent_hi=hi)
+    r = verify_claim(claim, budget=8, seed=0)
+    assert r.verdict == want and r.replicates == 8
+    assert r.exponent_ci[0] <= 2.0 <= r.exponent_ci[1]
+
+
+def _paired(mean, rng, n):
+    return mean + rng.standard_normal(n)
+
+
+@pytest.mark.parametrize("mean,want", [(-0.5, "holds"), (0.5, "refuted"), (0.0, "inconclusive")])
+def test_comparison_verdicts(mean, want):
+    claim = ComparisonClaim(id="test.cmp", statement="E d < 0", source="test", label="DERIVED",
+                            fn=functools.partial(_paired, mean), threshold=0.0)
+    r = verify_claim(claim, budget=400, seed=2, alpha=0.01)
+    assert r.verdict == want and r.ci[0] < r.mean_diff < r.ci[1]
+
+
+def _bad_identity(rng, n):
+    x = rng.random(n)
+    return x, x + 1e-6
+
+
+def test_identity_refuted_when_beyond_tolerance():
+    claim = IdentityClaim(id="test.id", statement="x = x + 1e-6", source="test", label="DERIVED",
+                          fn=_bad_identity, tol=1e-9)
+    assert verify_claim(claim, budget=100, seed=0).verdict == "refuted"
+
+
+@pytest.mark.parametrize("kw,needle", [
+    (dict(label="MAYBE"), "label must be one of"),
+    (dict(delta=1.5), "delta must lie in (0, 1)"),
+    (dict(chunk_size=0), "chunk_size must be a positive integer"),
+    (dict(id="has space"), "claim id"),
+])
+def test_claim_validation(kw, needle):
+    base = dict(id="t.x", statement="s", source="s", label="DERIVED", fn=_bad_identity, delta=0.1)
+    with pytest.raises(ValueError, match=needle.replace("(", r"\(").replace(")", r"\)")):
+        ProbabilityClaim(**{**base, **kw})
+
+
+@pytest.mark.parametrize("kw,needle", [(dict(alpha=0.0), "alpha"), (dict(alpha=1.0), "alpha"),
+                                       (dict(budget=0), "budget"), (dict(seed=-1), "seed"),
+                                       (dict(method="bayes"), "method")])
+def test_verify_argument_validation(kw, needle):
+    claim = ProbabilityClaim(id="t.x", statement="s", source="s", label="DERIVED",
+                             fn=functools.partial(_paired, 0.0), delta=0.1)
+    with pytest.raises(ValueError, match=needle):
+        verify_claim(claim, **kw)
