@@ -611,7 +611,9 @@ def family_label(index: str, perturbation: str) -> str:
 
 @dataclass(frozen=True)
 class SmallestM:
-    """Smallest M on the grid whose mean final regret is ≤ (1 + margin)·TS.
+    """Smallest M on the grid from which on (this M and every larger one on the
+    grid) the mean final regret is ≤ (1 + margin)·TS — "from which on" guards
+    against a single lucky crossing at small M.
 
     ``m`` is the point estimate (``None`` if no M on the grid qualifies);
     ``ci`` the percentile-bootstrap interval over repetitions (paired
@@ -649,8 +651,9 @@ def smallest_m_within(result: BanditResult, index: str, perturbation: str, *, ma
     ts = result.final[result.index("TS")]             # (n_reps,)
 
     def first(mean_f, mean_ts):
-        ok = np.nonzero(mean_f <= (1.0 + margin) * mean_ts)[0]
-        return ms[ok[0]] if ok.size else None
+        bad = np.nonzero(mean_f > (1.0 + margin) * mean_ts)[0]
+        k = 0 if bad.size == 0 else int(bad[-1]) + 1
+        return ms[k] if k < len(ms) else None
 
     m_hat = first(F.mean(axis=1), ts.mean())
     g = np.random.default_rng(seed)

@@ -49,6 +49,7 @@ from .adversaries import Adversary, adversary as make_adversary, require_predict
 from .columns import ColumnFamily, column_family, columns_from_normals
 
 __all__ = ["PathStats", "SimSetup", "make_setup", "simulate_full", "simulate_lookahead",
+           "simulate_inner_product",
            "full_block_size", "default_mix_rho"]
 
 _BLOCK_DOUBLES = 1 << 19  # ≈ 4 MB of normals per block
@@ -514,10 +515,10 @@ def simulate_lookahead(M, eps, T, n, rng, *, columns="sphere", x0=1.0, cx=1.0, g
     for i in range(n):
         Z = columns_from_normals(rng.standard_normal((T, M)), fam)       # row t-1 is z_t
         h = rng.standard_normal(T)
-        # least squares min_c ||Z c - h||: the residual h - Z c is orthogonal to the columns
-        # of Z, i.e. sum_t x_t z_t = Z^T x = 0 -- a null vector of (z_1 ... z_T).
-        c, *_ = np.linalg.lstsq(Z, h, rcond=None)
-        x = h - Z @ c
+        # remove from h its projection onto range(Z) ⊂ R^T: then Z^T x = sum_t x_t z_t = 0,
+        # a null vector of (z_1 ... z_T).
+        Q, _ = np.linalg.qr(Z)                                            # basis of range(Z)
+        x = h - Q @ (Q.T @ h)
         x *= math.sqrt(setup.cx) / np.max(np.abs(x))
         book = _Book(1, setup)
         S = np.zeros(M)
@@ -531,3 +532,57 @@ def simulate_lookahead(M, eps, T, n, rng, *, columns="sphere", x0=1.0, cx=1.0, g
             o[i] = r[0]
     et, fin, rg, mx, ax, md = out
     return PathStats(et, fin, md, mx, ax, rg, setup.grid, M, T, setup.eps)
+
+
+def simulate_inner_product(M, eps, T, n, rng, *, columns="sphere", x0=1.0, y0=0.0, cx=1.0):
+    r"""Inner-product corollary (spec §3c): two coefficient streams through the same columns.
+
+    ``x_t = √c_x`` (constant design) and the predictable ``y_t = √c_x·sign(e_{t−1})``
+    pushing the current error ``e_t = ⟨S_t(x), S_t(y)⟩ − Σ_{s≤t} x_s y_s``
+    further (``+√c_x`` when ``e = 0``).  Returns a boolean array of length ``n``:
+    whether ``|e_t| > (ε/2)(V_t(x) + V_t(y))`` at some ``t ≤ T``.
+
+    The corollary (polarisation on ``x ± y`` with ``δ/2`` each; ``(x_t ± y_t)² ≤ 4c_x``)
+    guarantees failure ≤ δ when ``M ≥ sequential_jl_min_dim(ε, δ/2, T, cx=4c_x,
+    x0=min(|x_0+y_0|, |x_0−y_0|))``.  NumPy, O(n·T·M); DERIVED.
+    """
+    M = check_int("M", M, lo=1)
+    eps = check_real("eps", eps, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    T = check_int("T", T, lo=1)
+    n = check_int("n", n, lo=0)
+    x0 = check_real("x0", x0)
+    y0 = check_real("y0", y0)
+    cx = check_real("cx", cx, lo=0.0, lo_open=True)
+    if x0 + y0 == 0.0 or x0 - y0 == 0.0:
+        raise ValueError(f"x0 ± y0 must be nonzero for the polarisation argument, got x0={x0}, y0={y0}")
+    fam = column_family(columns, M)
+    rng = as_generator(rng)
+    sq = math.sqrt(cx)
+    out = np.zeros(n, dtype=bool)
+    nb_max = full_block_size(T, M)
+    start = 0
+    while start < n:
+        nb = min(nb_max, n - start)
+        normals = rng.standard_normal((nb, T, M))
+        Sx = np.zeros((nb, M))
+        Sy = np.zeros((nb, M))
+        Sx[:, 0], Sy[:, 0] = x0, y0
+        Vx = np.full(nb, x0 * x0)
+        Vy = np.full(nb, y0 * y0)
+        P = np.full(nb, x0 * y0)
+        err = np.einsum("ij,ij->i", Sx, Sy) - P
+        bad = np.zeros(nb, dtype=bool)
+        for t in range(1, T + 1):
+            x = np.full(nb, sq)
+            y = np.where(err >= 0.0, sq, -sq)
+            z = columns_from_normals(normals[:, t - 1, :], fam)
+            Sx += x[:, None] * z
+            Sy += y[:, None] * z
+            Vx += x * x
+            Vy += y * y
+            P += x * y
+            err = np.einsum("ij,ij->i", Sx, Sy) - P
+            bad |= np.abs(err) > 0.5 * eps * (Vx + Vy)
+        out[start:start + nb] = bad
+        start += nb
+    return out

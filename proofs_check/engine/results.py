@@ -74,8 +74,9 @@ class ProbabilityResult(Result):
         return self.ci
 
     def summary(self) -> str:
+        more = f"; ~{self.further_trials} more trials would likely settle it" if self.further_trials else ""
         return (f"p̂={_fmt(self.p_hat)} CI[{_fmt(self.ci[0])}, {_fmt(self.ci[1])}] vs δ={_fmt(self.delta)}"
-                f" ({self.events}/{self.trials})")
+                f" ({self.events}/{self.trials}){more}")
 
 
 @dataclass(frozen=True, kw_only=True)

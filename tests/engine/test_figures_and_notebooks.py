@@ -38,6 +38,7 @@ def test_notebook_executes_in_fast_mode(path, tmp_path, monkeypatch):
 
     monkeypatch.setenv("THEORYCHECK_FAST", "1")
     monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     nb = jupytext.read(path)
     NotebookClient(nb, timeout=300, kernel_name="python3",
                    resources={"metadata": {"path": str(tmp_path)}}).execute()
