@@ -45,16 +45,6 @@ __all__ = [
 POPULATION_KINDS = ("none", "mean", "global_bstar", "otb", "per_token")
 GROUP_KINDS = ("none", "mean", "rloo", "global_bstar", "otb")
 
-_ERRORS = {
-    1: ("response_mask", "must contain only 0 and 1"),
-    2: ("token_rewards", "contains NaN or inf"),
-    3: ("log_probs", "contains NaN or inf"),
-    4: ("sum_pi_squared", "contains NaN or inf"),
-    5: ("log_probs", "must be ≤ 0 (a log-probability) at unmasked positions"),
-    6: ("sum_pi_squared", "must lie in (0, 1] at unmasked positions"),
-    7: ("is_weights", "contains NaN or inf"),
-    8: ("is_weights", "must be ≥ 0"),
-}
 
 
 # ---------------------------------------------------------------------------
@@ -103,126 +93,162 @@ def _validate_batch(token_rewards, response_mask, group_ids, log_probs, sum_pi_s
     return r, m, lp, spp, isw, inv, order, starts
 
 
-def _raise_kernel_error(err):
-    code, i, t = int(err[0]), int(err[1]), int(err[2])
-    name, what = _ERRORS[code]
-    raise ValueError(f"{name} {what}; first bad entry at (row {i}, position {t}) "
-                     f"with value {err_value_repr(err)}")
-
-
-def err_value_repr(err):
-    return repr(float(err[3]))
-
-
 # ---------------------------------------------------------------------------
 # the OTB group estimator: fused kernel
 # ---------------------------------------------------------------------------
 
+_LOG2E = 1.4426950408889634
+_LN2_HI = 6.93147180369123816490e-01
+_LN2_LO = 1.90821492927058770002e-10
+
+
 @njit(cache=True, nogil=True)
-def _otb_kernel(r, m, lp, spp, isw, use_is, order, starts, handle_zero_tail, eps, adv, ret, err):
-    N, L = r.shape
-    n_groups = starts.shape[0] - 1
-    max_n = 0
-    for g in range(n_groups):
-        if starts[g + 1] - starts[g] > max_n:
-            max_n = starts[g + 1] - starts[g]
-    Wg = np.empty((max_n, L))
-    num = np.empty(L)
-    den = np.empty(L)
-    lengths = np.empty(max_n)
-    for g in range(n_groups):
-        a = starts[g]
-        n = starts[g + 1] - a
-        # pass 1 over the members: validate, W (scratch), G (output)
-        for k in range(n):
-            i = order[a + k]
-            acc = 0.0
-            cnt = 0.0
-            for t in range(L):
-                mt = m[i, t]
-                x = lp[i, t]
-                s = spp[i, t]
-                rr = r[i, t]
-                if mt != 0.0 and mt != 1.0:
-                    err[0] = 1; err[1] = i; err[2] = t; err[3] = mt
-                    return
-                if not np.isfinite(rr):
-                    err[0] = 2; err[1] = i; err[2] = t; err[3] = rr
-                    return
-                if not np.isfinite(x):
-                    err[0] = 3; err[1] = i; err[2] = t; err[3] = x
-                    return
-                if not np.isfinite(s):
-                    err[0] = 4; err[1] = i; err[2] = t; err[3] = s
-                    return
-                w = 0.0
-                if mt == 1.0:
-                    if x > 0.0:
-                        err[0] = 5; err[1] = i; err[2] = t; err[3] = x
-                        return
-                    if not (s > 0.0 and s <= 1.0):
-                        err[0] = 6; err[1] = i; err[2] = t; err[3] = s
-                        return
-                    w = 1.0 - 2.0 * np.exp(x) + s
-                    cnt += 1.0
-                if use_is:
-                    q = isw[i, t]
-                    if not np.isfinite(q):
-                        err[0] = 7; err[1] = i; err[2] = t; err[3] = q
-                        return
-                    if q < 0.0:
-                        err[0] = 8; err[1] = i; err[2] = t; err[3] = q
-                        return
-                    w = w * (q * q)
-                acc += w * mt
-                Wg[k, t] = acc
-            lengths[k] = cnt
-            gsum = 0.0
-            for t in range(L - 1, -1, -1):
-                gsum += r[i, t] * m[i, t]
-                ret[i, t] = gsum
-        if n == 1:
-            i = order[a]
-            for t in range(L):
-                adv[i, t] = ret[i, t] * m[i, t]
-            continue
+def _exp_nonpos(x, out, kbits):
+    """``out = exp(clip(x, −708, 0))``, vectorisable (no libm call), ≤ 1 ulp from ``np.exp``.
+
+    ``x = k ln2 + r`` with ``|r| ≤ ln2/2`` (Cody–Waite split of ln 2), ``e^r`` by
+    its Taylor polynomial of degree 14 (truncation < 2e-17 relative) and ``2^k``
+    built from the exponent bits.  Inputs below −708 (``e^x < 4e-308``) are
+    clamped; the plain-NumPy reference is ``np.exp``.  ``kbits`` is int64
+    scratch of the same length.
+    """
+    n = x.shape[0]
+    for j in range(n):
+        v = min(max(x[j], -708.0), 0.0)
+        k = np.floor(v * _LOG2E + 0.5)
+        r = (v - k * _LN2_HI) - k * _LN2_LO
+        p = 1.0 / 87178291200.0
+        p = p * r + 1.0 / 6227020800.0
+        p = p * r + 1.0 / 479001600.0
+        p = p * r + 1.0 / 39916800.0
+        p = p * r + 1.0 / 3628800.0
+        p = p * r + 1.0 / 362880.0
+        p = p * r + 1.0 / 40320.0
+        p = p * r + 1.0 / 5040.0
+        p = p * r + 1.0 / 720.0
+        p = p * r + 1.0 / 120.0
+        p = p * r + 1.0 / 24.0
+        p = p * r + 1.0 / 6.0
+        p = p * r + 0.5
+        p = p * r + 1.0
+        p = p * r + 1.0
+        out[j] = p
+        kbits[j] = (np.int64(k) + 1023) << 52
+    scale = kbits.view(np.float64)
+    for j in range(n):
+        out[j] *= scale[j]
+
+
+def exp_nonpositive(x) -> np.ndarray:
+    """NumPy entry to the kernel's exponential (for tests): ``exp(clip(x, −708, 0))``."""
+    x = np.ascontiguousarray(np.asarray(x, dtype=np.float64).ravel())
+    out = np.empty_like(x)
+    _exp_nonpos(x, out, np.empty(x.size, dtype=np.int64))
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _otb_group(r, m, lp, spp, isw, use_is, members, handle_zero_tail, eps, adv, ret):
+    """One group: validate (branch-free flags), W and G, the baseline, the advantages.
+
+    Per member row: one pass for the validity flags, the length and the total
+    reward ``R = Σ_t m_t r_t``; one fused forward pass for ``W_t``,
+    ``G_t = R − Σ_{k<t} m_k r_k`` (the same partial sums in the same order, so
+    ``G_0 = R`` and ``G_t = 0`` after the last valid token exactly) and the group
+    sums; a last pass for the advantages.  Returns True if an entry is invalid
+    (the caller then locates it).
+    """
+    n = members.shape[0]
+    L = r.shape[1]
+    prow = np.empty(L)
+    kbits = np.empty(L, dtype=np.int64)
+    num = np.zeros(L)
+    den = np.zeros(L)
+    lengths = np.empty(n)
+    bad = False
+    for k in range(n):
+        i = members[k]
+        _exp_nonpos(lp[i], prow, kbits)
+        tot = 0.0
+        cnt = 0.0
         for t in range(L):
-            num[t] = 0.0
-            den[t] = 0.0
-        for k in range(n):
-            i = order[a + k]
+            mt = m[i, t]
+            x = lp[i, t]
+            s = spp[i, t]
+            rr = r[i, t]
+            # x - x == 0 is False exactly for NaN and ±inf
+            ok = ((mt == 0.0) | (mt == 1.0)) & (rr - rr == 0.0) & (x - x == 0.0) & (s - s == 0.0)
+            rng_ok = (x <= 0.0) & (s > 0.0) & (s <= 1.0)
+            bad |= (not ok) | ((mt == 1.0) & (not rng_ok))
+            tot += rr * mt
+            cnt += mt
+        if use_is:
             for t in range(L):
-                mt = m[i, t]
-                num[t] += ret[i, t] * Wg[k, t] * mt
-                den[t] += Wg[k, t] * mt
-        # zero-tail rule: the unique longest response, beyond the second-longest length
-        tail_k = -1
-        second = 0
-        if handle_zero_tail:
-            best = -1.0
-            nbest = 0
-            for k in range(n):
-                if lengths[k] > best:
-                    best = lengths[k]
-                    nbest = 1
-                    tail_k = k
-                elif lengths[k] == best:
-                    nbest += 1
-            sec = -1.0
-            for k in range(n):
-                if k != tail_k and lengths[k] > sec:
-                    sec = lengths[k]
-            if nbest == 1 and best > sec:
-                second = int(sec)
-            else:
-                tail_k = -1
+                q = isw[i, t]
+                bad |= not ((q - q == 0.0) & (q >= 0.0))
+        lengths[k] = cnt
+        if bad:
+            return True
+        acc = 0.0
+        c = 0.0
+        for t in range(L):
+            mt = m[i, t]
+            w = mt * (1.0 - 2.0 * prow[t] + spp[i, t])
+            if use_is:
+                q = isw[i, t]
+                w = w * (q * q)
+            acc += w
+            g = tot - c
+            c += r[i, t] * mt
+            ret[i, t] = g
+            wm = acc * mt
+            num[t] += g * wm
+            den[t] += wm
+    if n == 1:
+        i = members[0]
+        for t in range(L):
+            adv[i, t] = ret[i, t] * m[i, t]
+        return False
+    for t in range(L):
+        d = den[t] + eps
+        num[t] = num[t] / d if d != 0.0 else 0.0  # num now holds B_t
+    # zero-tail rule: the unique longest response, beyond the second-longest length
+    tail_k = -1
+    second = 0
+    if handle_zero_tail:
+        best = -1.0
+        nbest = 0
         for k in range(n):
-            i = order[a + k]
-            for t in range(L):
-                B = num[t] / (den[t] + eps)
-                if k == tail_k and t >= second:
-                    B = 0.0
-                adv[i, t] = (ret[i, t] - B) * m[i, t]
+            if lengths[k] > best:
+                best = lengths[k]
+                nbest = 1
+                tail_k = k
+            elif lengths[k] == best:
+                nbest += 1
+        sec = -1.0
+        for k in range(n):
+            if k != tail_k and lengths[k] > sec:
+                sec = lengths[k]
+        if nbest == 1 and best > sec:
+            second = int(sec)
+        else:
+            tail_k = -1
+    for k in range(n):
+        i = members[k]
+        stop = L if k != tail_k else second
+        for t in range(stop):
+            adv[i, t] = (ret[i, t] - num[t]) * m[i, t]
+        for t in range(stop, L):
+            adv[i, t] = ret[i, t] * m[i, t]
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _otb_kernel(r, m, lp, spp, isw, use_is, order, starts, handle_zero_tail, eps, adv, ret, bad_groups):
+    n_groups = starts.shape[0] - 1
+    for g in range(n_groups):
+        bad_groups[g] = _otb_group(r, m, lp, spp, isw, use_is, order[starts[g]:starts[g + 1]],
+                                   handle_zero_tail, eps, adv, ret)
 
 
 def optimal_token_baseline_advantage(token_rewards, response_mask, group_ids, log_probs, sum_pi_squared,
@@ -238,7 +264,10 @@ def optimal_token_baseline_advantage(token_rewards, response_mask, group_ids, lo
         A^i_t = (G^i_t - B_t)\, m^i_t .
 
     The sum over ``i`` includes the response itself (no leave-one-out); a group
-    of one gets ``B = 0`` (``A = G``).  With ``handle_zero_tail`` the unique
+    of one gets ``B = 0`` (``A = G``).  Where the denominator is exactly 0
+    (only possible with ``eps = 0``: no member alive at ``t``, or all alive
+    members with ``W = 0``) we set ``B_t = 0`` rather than the implementation's
+    NaN (our decision; with the default ``eps`` the two agree).  With ``handle_zero_tail`` the unique
     longest response of a group (length = number of unmasked positions) gets
     ``B = 0`` at columns ``t ≥`` the second-longest length.
 
@@ -259,8 +288,12 @@ def optimal_token_baseline_advantage(token_rewards, response_mask, group_ids, lo
     (advantages, returns) : two (N, L) float64 arrays; zero wherever ``m = 0``
         (a fully masked row gives zeros, never NaN).
 
-    Validation happens inside the fused kernel (one pass); a bad entry raises
-    ``ValueError`` naming the argument, its position and value.  Ranges are
+    Validation happens inside the fused kernel (branch-free flags in the same
+    pass); a flagged group triggers a NumPy re-check that raises ``ValueError``
+    naming the argument, the position of the first bad entry and its value.
+    Serial and ``nogil``: groups are independent, so callers may split a batch
+    by group across threads.  (A ``prange`` version was slower on the shared
+    2-core machine where it was measured.)  Ranges are
     checked where ``m = 1`` only, since padding positions often hold
     placeholders; NaN/inf are refused everywhere.
 
@@ -274,33 +307,33 @@ def optimal_token_baseline_advantage(token_rewards, response_mask, group_ids, lo
         token_rewards, response_mask, group_ids, log_probs, sum_pi_squared, is_weights)
     adv = np.empty_like(r)
     ret = np.empty_like(r)
-    err = np.zeros(4)
     use_is = isw is not None
+    bad_groups = np.zeros(starts.size - 1, dtype=np.bool_)
     _otb_kernel(r, m, lp, spp, isw if use_is else np.empty((1, 1)), use_is, order, starts,
-                bool(handle_zero_tail), eps, adv, ret, err)
-    if err[0] != 0:
-        _raise_kernel_error(err)
+                bool(handle_zero_tail), eps, adv, ret, bad_groups)
+    if bad_groups.any():
+        _check_values_numpy(r, m, lp, spp, isw)  # locates the bad entry and raises
+        raise AssertionError("kernel flagged an invalid entry that the NumPy check did not find")  # pragma: no cover
     return adv, ret
 
 
+def _first_bad(name, bad, arr, what):
+    if np.any(bad):
+        i, t = (int(v) for v in np.argwhere(bad)[0])
+        raise ValueError(f"{name} {what}; first bad entry at (row {i}, position {t}) with value {arr[i, t]!r}")
+
+
 def _check_values_numpy(r, m, lp, spp, isw):
-    """The same checks as the kernel, in NumPy (used by the reference implementations)."""
-    if not np.all((m == 0) | (m == 1)):
-        bad = np.argwhere(~((m == 0) | (m == 1)))[0]
-        raise ValueError(f"response_mask must contain only 0 and 1; first bad entry at "
-                         f"(row {bad[0]}, position {bad[1]}) with value {m[tuple(bad)]!r}")
+    """Every check of the kernel, in NumPy, with the position of the first bad entry."""
+    _first_bad("response_mask", ~((m == 0) | (m == 1)), m, "must contain only 0 and 1")
     for name, arr in (("token_rewards", r), ("log_probs", lp), ("sum_pi_squared", spp)):
-        check_finite_array(name, arr)
+        _first_bad(name, ~np.isfinite(arr), arr, "contains NaN or inf")
     valid = m == 1
-    if np.any(lp[valid] > 0):
-        raise ValueError("log_probs must be ≤ 0 (a log-probability) at unmasked positions")
-    s = spp[valid]
-    if np.any(~((s > 0) & (s <= 1))):
-        raise ValueError("sum_pi_squared must lie in (0, 1] at unmasked positions")
+    _first_bad("log_probs", valid & (lp > 0), lp, "must be ≤ 0 (a log-probability) at unmasked positions")
+    _first_bad("sum_pi_squared", valid & ~((spp > 0) & (spp <= 1)), spp, "must lie in (0, 1] at unmasked positions")
     if isw is not None:
-        check_finite_array("is_weights", isw)
-        if np.any(isw < 0):
-            raise ValueError("is_weights must be ≥ 0")
+        _first_bad("is_weights", ~np.isfinite(isw), isw, "contains NaN or inf")
+        _first_bad("is_weights", isw < 0, isw, "must be ≥ 0")
 
 
 def otb_advantage_numpy(token_rewards, response_mask, group_ids, log_probs, sum_pi_squared,
@@ -324,7 +357,8 @@ def otb_advantage_numpy(token_rewards, response_mask, group_ids, log_probs, sum_
     den = np.zeros((n_groups, r.shape[1]))
     np.add.at(num, inv, ret * W * m)
     np.add.at(den, inv, W * m)
-    B = (num / (den + eps))[inv]
+    d = den + eps
+    B = np.divide(num, d, out=np.zeros_like(num), where=d != 0)[inv]
     sizes = np.diff(starts)[inv]
     B[sizes == 1] = 0.0
     if handle_zero_tail:
@@ -387,7 +421,7 @@ def otb_advantage_loop(token_rewards, response_mask, group_ids, log_probs, sum_p
                     if rows_m[i][t] == 1.0:
                         num += G[i][t] * W[i][t]
                         den += W[i][t]
-                b = num / (den + eps)
+                b = num / (den + eps) if den + eps != 0.0 else 0.0
                 for i in members:
                     baseline[i][t] = b
             if handle_zero_tail:  # step 5
@@ -780,6 +814,6 @@ def group_estimator_moments(model: ExactModel, N: int, kind: str, *, eps: float 
     var = second - m2
     gn = float(np.sqrt(g2))
     return GroupMoments(kind=kind, N=N, bias_ratio=float(np.sqrt(bias2)) / gn if gn > 0 else float("nan"),
-                        cosine=cross / (np.sqrt(m2) * gn) if m2 > 0 and gn > 0 else float("nan"),
-                        scale=cross / g2 if g2 > 0 else float("nan"),
+                        cosine=float(cross / (np.sqrt(m2) * gn)) if m2 > 0 and gn > 0 else float("nan"),
+                        scale=float(cross / g2) if g2 > 0 else float("nan"),
                         mse=float(mse), variance=float(var), grad_norm=gn, n_tuples=int(total))

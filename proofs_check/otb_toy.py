@@ -15,6 +15,10 @@ abstract's claim that OTB at ``N = 4`` matches ``N = 32``, spec §3):
   uniformly) with ``N`` responses each, so every ``N`` spends exactly
   ``batch · T`` tokens per step and ``steps · batch · T`` in all.  Update:
   ``θ ← θ + η ĝ``, ``ĝ = (1/batch) Σ_i Σ_t A^i_t ∇ log π(y^i_t|c^i_t)``.
+* Variable length (``eos=True``): token ``V − 1`` ends the response (it is
+  its last token); positions after it are masked, so responses of a group
+  have different lengths and OTB's per-position baseline sees drop-outs.
+  ``eos_logit`` sets the initial EOS logit.
 * The expected return ``J(θ)`` (mean over prompts) is computed exactly by a
   dynamic programme over ``(previous token, count)``, so learning curves have
   no evaluation noise; the intervals are over training seeds.
@@ -36,7 +40,7 @@ from .validate import as_generator, check_choice, check_int, check_real
 
 __all__ = ["CountTask", "TOY_KINDS", "exact_return", "sample_batch", "advantages", "policy_gradient",
            "TrainResult", "train", "gradient_variance", "SweepResult", "group_size_sweep",
-           "mean_interval", "diff_interval"]
+           "mean_interval", "diff_interval", "best_lr_comparison", "learning_auc"]
 
 TOY_KINDS = ("none", "mean", "rloo", "global_bstar", "otb")
 
@@ -49,12 +53,29 @@ class CountTask:
     T: int = 32
     n_prompts: int = 3
     threshold: int = 14
+    eos: bool = False
+    eos_logit: float = 0.0
 
     def __post_init__(self):
         check_int("V", self.V, lo=2, hi=64)
         check_int("T", self.T, lo=1, hi=4096)
-        check_int("n_prompts", self.n_prompts, lo=1, hi=self.V)
+        check_int("n_prompts", self.n_prompts, lo=1, hi=self.V - 1 if self.eos else self.V)
         check_int("threshold", self.threshold, lo=0, hi=self.T)
+        check_real("eos_logit", self.eos_logit)
+        if self.eos_logit != 0.0 and not self.eos:
+            raise ValueError(f"eos_logit={self.eos_logit!r} needs eos=True")
+
+    @property
+    def eos_token(self) -> int:
+        """Token ``V − 1`` ends the response when ``eos`` (it is part of the response); −1 otherwise."""
+        return self.V - 1 if self.eos else -1
+
+    def initial_theta(self) -> np.ndarray:
+        """All logits 0, except ``eos_logit`` on the EOS token."""
+        theta = np.zeros((self.n_states, self.V))
+        if self.eos:
+            theta[:, self.V - 1] = self.eos_logit
+        return theta
 
     @property
     def n_states(self) -> int:
@@ -80,11 +101,13 @@ def exact_return(theta, task: CountTask) -> float:
     V, T = task.V, task.T
     P = _softmax_rows(theta)
     total = 0.0
+    eos = task.eos_token
     for k in range(task.n_prompts):
         rows = P[k * (V + 1):(k + 1) * (V + 1)]
-        # dist[prev, count]
+        # dist[prev, count] over responses still running; ended[count] over finished ones
         dist = np.zeros((V + 1, T + 1))
         dist[V, 0] = 1.0
+        ended = np.zeros(T + 1)
         for _ in range(T):
             new = np.zeros_like(dist)
             for prev in range(V + 1):
@@ -93,12 +116,14 @@ def exact_return(theta, task: CountTask) -> float:
                     continue
                 for v in range(V):
                     pv = rows[prev, v]
-                    if v == k:
+                    if v == eos:
+                        ended += pv * row
+                    elif v == k:
                         new[v, 1:] += pv * row[:-1]
                     else:
                         new[v] += pv * row
             dist = new
-        total += dist[:, task.threshold:].sum()
+        total += dist[:, task.threshold:].sum() + ended[task.threshold:].sum()
     return float(total / task.n_prompts)
 
 
@@ -126,9 +151,17 @@ def sample_batch(theta, task: CountTask, prompts, rng):
         prev = tok
     probs = P[states]
     p_tok = np.take_along_axis(probs, tokens[:, :, None], axis=2)[:, :, 0]
-    count = (tokens == prompts[:, None]).sum(axis=1)
+    if task.eos:
+        is_eos = tokens == task.eos_token
+        # valid up to and including the first EOS
+        mask = (np.cumsum(is_eos, axis=1) - is_eos) == 0
+    else:
+        mask = np.ones((n, T), dtype=bool)
+    count = ((tokens == prompts[:, None]) & mask).sum(axis=1)
+    mask = mask.astype(float)
     return {"tokens": tokens, "states": states, "log_probs": np.log(p_tok),
-            "sum_pi_squared": np.sum(probs * probs, axis=2), "probs": probs,
+            "sum_pi_squared": np.sum(probs * probs, axis=2), "probs": probs, "mask": mask,
+            "lengths": mask.sum(axis=1).astype(np.int64),
             "reward": (count >= task.threshold).astype(float), "prompts": prompts}
 
 
@@ -136,11 +169,12 @@ def advantages(kind: str, batch: dict, group_ids) -> np.ndarray:
     """Per-token advantages ``(n, T)`` for a sampled batch under baseline ``kind``."""
     check_choice("kind", kind, TOY_KINDS)
     n, T = batch["tokens"].shape
+    mask = batch.get("mask", np.ones((n, T)))
+    lengths = mask.sum(axis=1).astype(np.int64)
     r = np.zeros((n, T))
-    r[:, -1] = batch["reward"]
-    mask = np.ones((n, T))
+    r[np.arange(n), np.maximum(lengths - 1, 0)] = batch["reward"]  # terminal reward on the last token
     if kind == "none":
-        return np.repeat(batch["reward"][:, None], T, axis=1)
+        return batch["reward"][:, None] * mask
     if kind == "mean":
         return group_mean_advantage(r, mask, group_ids)[0]
     if kind == "rloo":
@@ -197,7 +231,7 @@ def train(task: CountTask, kind: str, N: int, *, steps: int, batch: int = 32, lr
     eval_every = check_int("eval_every", eval_every, lo=1)
     n_groups = _group_plan(batch, N)
     rng = np.random.default_rng(np.random.SeedSequence(check_int("seed", seed, lo=0)))
-    theta = np.zeros((task.n_states, task.V)) if theta0 is None else np.array(theta0, dtype=float)
+    theta = task.initial_theta() if theta0 is None else np.array(theta0, dtype=float)
     group_ids = np.repeat(np.arange(n_groups), N)
     ck, rets, norms = [0], [exact_return(theta, task)], []
     for step in range(1, steps + 1):
@@ -309,3 +343,30 @@ def group_size_sweep(task: CountTask, *, kinds=TOY_KINDS, Ns=(2, 4, 8, 16, 32), 
     return SweepResult(task=task.to_dict(), kinds=tuple(kinds), Ns=tuple(Ns), seeds=seeds, steps=steps,
                        batch=batch, lr=lr, root_seed=root_seed, final=final, curves=curves,
                        checkpoints=ck, grad_norm_mean=gn)
+
+
+def learning_auc(result: "TrainResult") -> float:
+    """Area under the exact-return curve per token, normalised to [0, 1] (trapezoid over checkpoints)."""
+    x = np.asarray(result.tokens, dtype=float)
+    y = np.asarray(result.returns, dtype=float)
+    return float(np.sum((y[1:] + y[:-1]) * np.diff(x)) / 2 / (x[-1] - x[0]))
+
+
+def best_lr_comparison(task: CountTask, configs, lrs, *, seeds: int = 10, steps: int = 40, batch: int = 32,
+                       root_seed: int = 0, eval_every: int = 2) -> dict:
+    """Final return and learning-curve area (AUC, :func:`learning_auc`) of each ``(kind, N)`` at each
+    step size in ``lrs`` (mean and 95% t-interval over seeds), and the best step size per
+    configuration chosen on the mean AUC (the intervals are not corrected for that selection)."""
+    out = {}
+    for kind, N in configs:
+        rows = {}
+        for lr in lrs:
+            runs = [train(task, kind, N, steps=steps, batch=batch, lr=lr,
+                          seed=_seed_for(root_seed, 1, N, s), eval_every=eval_every) for s in range(seeds)]
+            finals = [r.final_return for r in runs]
+            aucs = [learning_auc(r) for r in runs]
+            rows[float(lr)] = {"finals": finals, "aucs": aucs, "final_mean_lo_hi": mean_interval(finals),
+                               "auc_mean_lo_hi": mean_interval(aucs)}
+        best = max(rows, key=lambda k: rows[k]["auc_mean_lo_hi"][0])
+        out[f"{kind}/{N}"] = {"by_lr": rows, "best_lr": best}
+    return out

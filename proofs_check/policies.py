@@ -62,6 +62,7 @@ __all__ = [
     "check_reward",
     "prefix_log_probs",
     "sequence_log_probs",
+    "sequence_probs",
     "context_distributions",
     "expected_return",
     "token_log_ratio_tables",
@@ -102,7 +103,7 @@ def check_enumerable(V: int, T: int, *, n_arrays: int = 6, max_bytes: int = DEFA
 
     The estimate is ``n_arrays × 8 bytes × V**T`` (float64 arrays over all
     sequences) plus the logit tables (``≈ V**T · V/(V−1)`` floats each).
-    Returns ``V**T``.  Raises ``MemoryError``-free ``ValueError`` quoting the size.
+    Returns ``V**T``; otherwise raises ``ValueError`` quoting the size needed.
     """
     V = check_int("V", V, lo=2)
     T = check_int("T", T, lo=1)
@@ -181,8 +182,14 @@ class TabularPolicy:
         return self._logp[t]
 
     def probs(self, t: int) -> np.ndarray:
-        """``π(v | c)`` at depth ``t``: shape ``(V**t, V)``."""
-        return np.exp(self.log_probs(t))
+        """``π(v | c)`` at depth ``t``: shape ``(V**t, V)`` (cached, read-only)."""
+        key = ("probs", t)
+        got = self._cache.get(key)
+        if got is None:
+            got = np.exp(self.log_probs(t))
+            got.setflags(write=False)
+            self._cache[key] = got
+        return got
 
     @property
     def n_params(self) -> int:
@@ -306,14 +313,30 @@ def sequence_log_probs(policy: TabularPolicy, *, max_bytes: int = DEFAULT_MAX_BY
 
 
 def context_distributions(policy: TabularPolicy, *, max_bytes: int = DEFAULT_MAX_BYTES) -> list:
-    """``d_t(c) = P(y_{≤t} = c)`` for depth ``t = 0..T−1`` (spec position ``t+1``)."""
-    return [np.exp(a) for a in prefix_log_probs(policy, max_bytes=max_bytes)[:-1]]
+    """``d_t(c) = P(y_{≤t} = c)`` for depth ``t = 0..T−1`` (spec position ``t+1``; cached)."""
+    got = policy._cache.get("ctx")
+    if got is None:
+        got = [np.exp(a) for a in prefix_log_probs(policy, max_bytes=max_bytes)[:-1]]
+        for a in got:
+            a.setflags(write=False)
+        policy._cache["ctx"] = got
+    return got
+
+
+def sequence_probs(policy: TabularPolicy, *, max_bytes: int = DEFAULT_MAX_BYTES) -> np.ndarray:
+    """``P^π(y)`` for all sequences (``exp`` of :func:`sequence_log_probs`; cached)."""
+    got = policy._cache.get("seqp")
+    if got is None:
+        got = np.exp(sequence_log_probs(policy, max_bytes=max_bytes))
+        got.setflags(write=False)
+        policy._cache["seqp"] = got
+    return got
 
 
 def expected_return(policy: TabularPolicy, reward, *, max_bytes: int = DEFAULT_MAX_BYTES) -> float:
     """``J(π) = Σ_y P^π(y) R(y)`` (exact)."""
     r = check_reward(reward, policy.V, policy.T)
-    return float(np.exp(sequence_log_probs(policy, max_bytes=max_bytes)) @ r)
+    return float(sequence_probs(policy, max_bytes=max_bytes) @ r)
 
 
 def token_log_ratio_tables(mu: TabularPolicy, pi: TabularPolicy) -> list:
@@ -341,15 +364,16 @@ def kl_terms(log_p: np.ndarray, log_q: np.ndarray) -> np.ndarray:
 
     Summed over a full distribution (where ``Σ p = Σ q = 1``) this is
     ``KL(p ‖ q)``; each term is ``≥ 0`` and accurate for small ``Δ`` (no
-    cancellation), falling back to ``q − p − pΔ`` when ``|Δ| ≥ 1``.
+    cancellation), falling back to ``q − p − pΔ`` where ``|Δ| ≥ 1``.
     """
     d = log_q - log_p
     p = np.exp(log_p)
-    small = np.abs(d) < 1.0
-    with np.errstate(over="ignore", invalid="ignore"):
-        a = p * (np.expm1(np.where(small, d, 0.0)) - np.where(small, d, 0.0))
-        b = np.exp(log_q) - p - p * d
-    return np.where(small, a, b)
+    big = np.abs(d) >= 1.0
+    if not big.any():
+        return p * (np.expm1(d) - d)
+    out = p * (np.expm1(np.where(big, 0.0, d)) - np.where(big, 0.0, d))
+    out[big] = np.exp(log_q[big]) - p[big] - p[big] * d[big]
+    return out
 
 
 def per_context_tv(mu: TabularPolicy, pi: TabularPolicy) -> list:
@@ -367,11 +391,13 @@ def per_context_kl(mu: TabularPolicy, pi: TabularPolicy) -> list:
 def _chi2_terms(log_mu, log_pi):
     d = log_pi - log_mu
     m = np.exp(log_mu)
-    small = np.abs(d) < 1.0
-    with np.errstate(over="ignore", invalid="ignore"):
-        a = m * np.expm1(np.where(small, d, 0.0)) ** 2
-        b = np.exp(2.0 * log_pi - log_mu) - 2.0 * np.exp(log_pi) + m
-    return np.where(small, a, b)
+    big = np.abs(d) >= 1.0
+    if not big.any():
+        return m * np.expm1(d) ** 2
+    out = m * np.expm1(np.where(big, 0.0, d)) ** 2
+    with np.errstate(over="ignore"):
+        out[big] = np.exp(2.0 * log_pi[big] - log_mu[big]) - 2.0 * np.exp(log_pi[big]) + m[big]
+    return out
 
 
 def per_context_chi2(mu: TabularPolicy, pi: TabularPolicy) -> list:
@@ -396,8 +422,8 @@ def sequence_kl_chain(mu: TabularPolicy, pi: TabularPolicy, *, max_bytes: int = 
 def sequence_tv(mu: TabularPolicy, pi: TabularPolicy, *, max_bytes: int = DEFAULT_MAX_BYTES) -> float:
     """``D_TV^seq = ½ Σ_y |P^π(y) − P^μ(y)|``."""
     check_pair(mu, pi)
-    return float(0.5 * np.abs(np.exp(sequence_log_probs(pi, max_bytes=max_bytes))
-                              - np.exp(sequence_log_probs(mu, max_bytes=max_bytes))).sum())
+    return float(0.5 * np.abs(sequence_probs(pi, max_bytes=max_bytes)
+                              - sequence_probs(mu, max_bytes=max_bytes)).sum())
 
 
 def sequence_chi2(mu: TabularPolicy, pi: TabularPolicy, *, max_bytes: int = DEFAULT_MAX_BYTES) -> float:
@@ -436,13 +462,16 @@ class DivergenceSummary:
 def divergence_summary(mu: TabularPolicy, pi: TabularPolicy, *, max_bytes: int = DEFAULT_MAX_BYTES) -> DivergenceSummary:
     """All divergences of spec §1 in one pass (see :class:`DivergenceSummary`)."""
     V, T = check_pair(mu, pi)
+    hit = mu._cache.get("summary")
+    if hit is not None and hit[0] is pi:
+        return hit[1]
     check_enumerable(V, T, n_arrays=6, max_bytes=max_bytes)
     tv = per_context_tv(mu, pi)
     kl = per_context_kl(mu, pi)
     c2 = per_context_chi2(mu, pi)
     d = context_distributions(mu, max_bytes=max_bytes)
     kl_bar = tuple(float(a @ b) for a, b in zip(d, kl))
-    return DivergenceSummary(
+    out = DivergenceSummary(
         V=V, T=T,
         eps=float(max(a.max() for a in tv)),
         delta=float(max(a.max() for a in kl)),
@@ -454,6 +483,8 @@ def divergence_summary(mu: TabularPolicy, pi: TabularPolicy, *, max_bytes: int =
         dbar=tuple(float(a @ b) for a, b in zip(d, tv)),
         kl_bar=kl_bar,
     )
+    mu._cache["summary"] = (pi, out)      # keyed by identity of pi (held, so the id cannot be reused)
+    return out
 
 
 # --------------------------------------------------------------------------

@@ -118,9 +118,16 @@ class SGDTrace:
 
 
 def run_sgd(theta0, reward, V: int, T: int, *, eta: float, steps: int, B: int = 16, mode: str = "sampled",
-            logit_error=None, rounding: bool = False, rng=0) -> SGDTrace:
-    """Run the toy (see module doc).  ``logit_error``: flat array added to ``θ`` for the
-    sampler; ``rounding=True`` rounds the sampler's logits to the bf16-like grid."""
+            logit_error=None, rounding: bool = False, staleness: int = 0, rng=0) -> SGDTrace:
+    """Run the toy (see module doc).
+
+    ``logit_error``: flat array added to the sampler's logits; ``rounding=True``
+    rounds the sampler's logits to the bf16-like grid; ``staleness = k`` makes
+    the sampler use the weights of ``k`` steps ago (``θ_{max(s−k, 0)}``), as an
+    asynchronous rollout queue does.  The sampler is
+    ``μ_s = π_{round?(θ_{s−k} + e)}``; ``sampler_kl[s] = KL(P^{μ_s} ‖ P^{π_{θ_s}})``.
+    """
+    staleness = check_int("staleness", staleness, lo=0)
     eta = check_real("eta", eta, lo=0.0, lo_open=True)
     steps = check_int("steps", steps, lo=1)
     B = check_int("B", B, lo=1)
@@ -135,7 +142,7 @@ def run_sgd(theta0, reward, V: int, T: int, *, eta: float, steps: int, B: int = 
     skl = []
     for _ in range(steps):
         pi = _unflatten(theta, V, T)
-        z = theta + err
+        z = thetas[max(len(thetas) - 1 - staleness, 0)] + err
         mu = _unflatten(bf16_round(z) if rounding else z, V, T)
         skl.append(sequence_kl(mu, pi))
         if mode == "exact":

@@ -475,11 +475,69 @@ def simulate_reference(env, agent, T, rng) -> np.ndarray:
 # runner and result
 # ---------------------------------------------------------------------------
 
+# ---------------------------------------------------------------------------
+# BLAS threads: the simulator's matrices are small; OpenBLAS's worker threads
+# only spin, and on a loaded machine they slow a repetition down 10–50× (measured
+# on the 2-core CI box).  Chunks are parallelised by the executor instead.
+# ---------------------------------------------------------------------------
+
+def _openblas_handles():
+    import ctypes
+
+    try:
+        with open("/proc/self/maps") as fh:
+            paths = {ln.split()[-1] for ln in fh if "openblas" in ln.lower() and ".so" in ln}
+    except OSError:
+        return None
+    for path in sorted(paths):
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for suffix in ("64_", "", "_64"):
+            for stem in ("scipy_openblas_", "openblas_"):
+                try:
+                    get = getattr(lib, f"{stem}get_num_threads{suffix}")
+                    set_ = getattr(lib, f"{stem}set_num_threads{suffix}")
+                except AttributeError:
+                    continue
+                get.restype = ctypes.c_int
+                set_.argtypes = [ctypes.c_int]
+                return get, set_
+    return None
+
+
+_BLAS = []
+
+
+class _single_threaded_blas:
+    """Context manager: OpenBLAS (if found) runs single-threaded inside; no-op otherwise."""
+
+    def __enter__(self):
+        if not _BLAS:
+            _BLAS.append(_openblas_handles())
+        h = _BLAS[0]
+        self._old = None
+        if h is not None:
+            self._old = int(h[0]())
+            if self._old != 1:
+                h[1](1)
+        return self
+
+    def __exit__(self, *exc):
+        h = _BLAS[0]
+        if h is not None and self._old is not None and self._old != 1:
+            h[1](self._old)
+        return False
+
+
+
 def _bandit_chunk(env, agents, T, rng, n):
     """``n`` repetitions: cumulative regret, shape ``(n, n_agents, T)``."""
     out = np.empty((n, len(agents), T))
-    for r in range(n):
-        out[r] = np.cumsum(simulate_repetition(env, agents, T, rng), axis=1)
+    with _single_threaded_blas():
+        for r in range(n):
+            out[r] = np.cumsum(simulate_repetition(env, agents, T, rng), axis=1)
     return out
 
 
@@ -623,6 +681,7 @@ class SmallestM:
 
     family: str
     margin: float
+    rule: str
     m: int | None
     ci: tuple
     level: float
@@ -636,9 +695,16 @@ class SmallestM:
 
 
 def smallest_m_within(result: BanditResult, index: str, perturbation: str, *, margin: float = 0.10,
-                      level: float = 0.90, n_boot: int = 2000, seed: int = 0) -> SmallestM:
-    """:class:`SmallestM` from a sweep result (needs the agents of :func:`sweep_agents`)."""
+                      level: float = 0.90, n_boot: int = 2000, seed: int = 0,
+                      rule: str = "from_which_on") -> SmallestM:
+    """:class:`SmallestM` from a sweep result (needs the agents of :func:`sweep_agents`).
+
+    ``rule="from_which_on"`` (default): the smallest grid M such that it and every
+    larger grid M are within the margin; ``rule="first"``: the first grid M within
+    the margin (optimistic: one lucky crossing suffices).
+    """
     margin = check_real("margin", margin, lo=0.0)
+    check_choice("rule", rule, ("from_which_on", "first"))
     fam = family_label(index, perturbation)
     pairs = [(int(lab.split("M=")[1].split("]")[0].split(",")[0]), i)
              for i, lab in enumerate(result.labels)
@@ -651,6 +717,9 @@ def smallest_m_within(result: BanditResult, index: str, perturbation: str, *, ma
     ts = result.final[result.index("TS")]             # (n_reps,)
 
     def first(mean_f, mean_ts):
+        if rule == "first":
+            ok = np.nonzero(mean_f <= (1.0 + margin) * mean_ts)[0]
+            return ms[ok[0]] if ok.size else None
         bad = np.nonzero(mean_f > (1.0 + margin) * mean_ts)[0]
         k = 0 if bad.size == 0 else int(bad[-1]) + 1
         return ms[k] if k < len(ms) else None
@@ -666,6 +735,6 @@ def smallest_m_within(result: BanditResult, index: str, perturbation: str, *, ma
         boots.append(big if v is None else v)
     lo, hi = np.quantile(boots, [(1 - level) / 2, (1 + level) / 2], method="inverted_cdf")
     ci = (None if lo == big else int(lo), None if hi == big else int(hi))
-    return SmallestM(family=fam, margin=margin, m=m_hat, ci=ci, level=level, ms=ms,
+    return SmallestM(family=fam, margin=margin, rule=rule, m=m_hat, ci=ci, level=level, ms=ms,
                      ratio=tuple(float(x) for x in F.mean(axis=1) / ts.mean()), n_boot=n_boot,
                      seed=seed)

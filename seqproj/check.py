@@ -224,12 +224,6 @@ def empirical_min_dim(eps, delta, T, *, columns="sphere", adversary="constant", 
             lo = mid
         else:
             hi = mid
-    Ms = sorted(evals)
-    ci = {M: _cp(*evals[M], alpha) for M in Ms}
-    above = [M for M in Ms if ci[M][0] > delta]
-    below = [M for M in Ms if ci[M][1] < delta]
-    M_lo = max(above) if above else 2
-    M_hi = min(below) if below else M_max
     # interpolate log p between the straddling evaluated points lo (p̂>δ) and hi (p̂≤δ)
     p_lo, p_hi = p_at(lo), p_at(hi)
     if p_hi > 0 and p_lo > p_hi:
@@ -237,6 +231,27 @@ def empirical_min_dim(eps, delta, T, *, columns="sphere", adversary="constant", 
         M_star = lo + f * (hi - lo)
     else:
         M_star = 0.5 * (lo + hi)
+
+    def ci(M):
+        return _cp(*evals[M], alpha)
+
+    # refine the bracket: step outwards from M* until the exact intervals exclude δ
+    step = max(1, int(round(0.04 * M_star)))
+    m0 = int(round(M_star))
+    for direction in (-1, 1):
+        for j in range(1, 9):
+            m = m0 + direction * j * step
+            if m < 2 or m > M_max:
+                break
+            p_at(m)
+            c_lo, c_hi = ci(m)
+            if (direction < 0 and c_lo > delta) or (direction > 0 and c_hi < delta):
+                break
+    Ms = sorted(evals)
+    below = [M for M in Ms if ci(M)[1] < delta]
+    M_hi = min(below) if below else M_max
+    above = [M for M in Ms if ci(M)[0] > delta and M < M_hi]
+    M_lo = max(above) if above else 2
     return MinDimResult(eps, delta, T, columns, adv.name, float(M_star), int(M_lo), int(M_hi), M_th,
                         M_th / M_star, (M_th / M_hi, M_th / M_lo),
                         tuple((M, *evals[M]) for M in Ms), trials, int(seed), alpha, sim)

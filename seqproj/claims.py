@@ -177,7 +177,8 @@ for fam in ("sphere", "gaussian", "rademacher", "onehot", "sparse"):
           f"design, {fam} columns (c_0 = {info.c0:.3g}, inside assumptions: {info.assumptions}); "
           f"expected {expect}",
           f"{SRC}; spec seqproj.md §2 table, §6 E", "DERIVED", delta=DELTA_E,
-          reduced=sim == "reduced", chunk=1000, quick=4000, default=40_000,
+          reduced=sim == "reduced", chunk=1000, quick=20_000 if sim == "reduced" else 4000,
+          default=200_000 if sim == "reduced" else 40_000,
           params={"M": M_E, "T": T, "eps": EPS, "columns": fam, "s": info.s, "c0": info.c0,
                   "assumptions": info.assumptions, "simulator": sim},
           fn_kw=dict(event="failed", simulator=sim, M=M_E, eps=EPS, T=T, columns=fam,

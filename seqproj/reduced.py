@@ -15,10 +15,12 @@ path statistics of :class:`seqproj.simulate.PathStats` come out exactly in law.
 Anything else (Rademacher, one-hot, sparse columns; an adversary that reads
 coordinates of ``S``; the look-ahead control) is refused with a ``ValueError``.
 
-Random stream: blocks of ``reduced_block_size(T)`` trials; per block the
-generator draws the adversary's uniforms ``(nb, T)`` (if any), then
-``g_1`` ``(nb, T)``, then ``q`` ``(nb, T)`` (``chisquare(M − 1)``).  The numba
-kernel and the NumPy reference consume the same arrays and agree exactly.
+Random stream: one 64-bit key per trial from the chunk's generator; at step
+``t``, ``g_1`` is normal sub-stream ``2(t−1)`` and ``q`` chi-square sub-stream
+``2(t−1)+1`` of the counter-based generator of :mod:`seqproj.simulate`
+(``q = 2·Gamma((M−1)/2)`` by Marsaglia–Tsang, so ``M ≥ 3``).  The numba
+kernel draws them on the fly (O(1) work per step whatever M); the NumPy
+reference draws the same numbers vectorised and agrees bit for bit.
 """
 from __future__ import annotations
 
@@ -31,7 +33,9 @@ from proofs_check.validate import as_generator, check_choice, check_int
 
 from .adversaries import Adversary, adversary as make_adversary
 from .columns import ColumnFamily
-from .simulate import PathStats, SimSetup, _anytime_eps, _Book, _choose_x, _choose_x_np, make_setup
+from .simulate import (PathStats, SimSetup, _adv_unif, _anytime_eps, _Book, _chisq, _choose_x,
+                       _choose_x_np, _normal, adversary_uniforms_np, chisq_np, draw_keys, make_setup,
+                       normals_np)
 
 __all__ = ["simulate_reduced", "reduced_block_size", "check_reduced_supported"]
 
@@ -63,14 +67,22 @@ def check_reduced_supported(columns, adversary) -> None:
                          "['constant', 'magnitude', 'pushing', 'random', 'stopping']; use simulate_full")
 
 
+def chisq_constants(M: int) -> tuple:
+    """``(d, c)`` of Marsaglia–Tsang for ``χ²_{M−1} = 2·Gamma((M−1)/2)`` (needs ``M ≥ 3``)."""
+    d = (M - 1) / 2.0 - 1.0 / 3.0
+    return d, 1.0 / math.sqrt(9.0 * d)
+
+
 @njit(cache=True, nogil=True)
-def _reduced_kernel(g1, q, u, fam, M, x0, eps, sqcx, code, prm, grid, rho, mix_l, K, any_ld, x0sq,
-                    exit_t, final, rgrid, mix, anyx, maxdev):
-    nb, T = g1.shape
+def _reduced_kernel(keys, T, M, needs_u, fam, d, c, x0, eps, sqcx, code, prm, grid, rho, mix_l, K,
+                    any_ld, x0sq, exit_t, final, rgrid, mix, anyx, maxdev):
+    nb = keys.shape[0]
     G = grid.shape[0]
     fM = float(M)
     sqM = math.sqrt(fM)
+    eps0 = _anytime_eps(x0sq, fM, K, any_ld, x0sq)
     for i in range(nb):
+        key = keys[i]
         s2 = x0 * x0
         V = x0 * x0
         D = 0.0
@@ -84,10 +96,11 @@ def _reduced_kernel(g1, q, u, fam, M, x0, eps, sqcx, code, prm, grid, rho, mix_l
             rgrid[i, gi] = s2 / V
             gi += 1
         for t in range(1, T + 1):
-            x = _choose_x(code, prm, s2, V, u[i, t - 1], eps, fM, sqcx, et <= t - 1, 0.0)
+            u = _adv_unif(key, t) if needs_u else 0.0
+            x = _choose_x(code, prm, s2, V, u, eps, fM, sqcx, et <= t - 1, 0.0)
             r = math.sqrt(s2)
-            a = g1[i, t - 1]
-            b = q[i, t - 1]
+            a = _normal(key, np.uint64(2 * (t - 1)), np.uint64(0))[0]       # g_1
+            b = _chisq(key, np.uint64(2 * (t - 1) + 1), d, c)                # q ~ chi2_{M-1}
             if fam == 0:
                 dot = r * (a / math.sqrt(a * a + b))
                 s2n = s2 + 2.0 * x * dot + x * x
@@ -107,9 +120,11 @@ def _reduced_kernel(g1, q, u, fam, M, x0, eps, sqcx, code, prm, grid, rho, mix_l
                 md = dev
             if et == T + 1 and dev > eps:
                 et = t
-            if (2.0 * D) * (2.0 * D) > (vm + rho) * (math.log1p(vm / rho) + mix_l):
+            # exact shortcuts: log1p(.) >= 0 and eps_t >= eps_0 (monotone in floating point)
+            lhs = (2.0 * D) * (2.0 * D)
+            if lhs > (vm + rho) * mix_l and lhs > (vm + rho) * (math.log1p(vm / rho) + mix_l):
                 mx = True
-            if dev > _anytime_eps(V, fM, K, any_ld, x0sq):
+            if dev > eps0 and dev > _anytime_eps(V, fM, K, any_ld, x0sq):
                 ax = True
             while gi < G and grid[gi] == t:
                 rgrid[i, gi] = ratio
@@ -155,13 +170,13 @@ def simulate_reduced(M, eps, T, n, rng, *, columns="sphere", adversary="constant
     Same parameters and :class:`~seqproj.simulate.PathStats` as
     :func:`seqproj.simulate.simulate_full`; ``columns`` must be ``"sphere"`` or
     ``"gaussian"`` and ``adversary`` one that depends only on ``(‖S_s‖², V_s)``
-    (``constant``, ``random``, ``stopping``, ``magnitude``, ``pushing``), ``M ≥ 2``.
+    (``constant``, ``random``, ``stopping``, ``magnitude``, ``pushing``), ``M ≥ 3``.
     ``backend="numpy"`` runs the plain-NumPy reference.
     """
     if isinstance(columns, str):
         check_choice("columns", columns, ("sphere", "gaussian", "rademacher", "onehot", "sparse"))
     check_reduced_supported(columns, adversary)
-    M = check_int("M", M, lo=2)
+    M = check_int("M", M, lo=3)
     setup = make_setup(M, eps, T, columns=columns, adversary=adversary, x0=x0, cx=cx, grid=grid,
                        mix_alpha=mix_alpha, mix_rho=mix_rho, anytime_delta=anytime_delta,
                        anytime_const=anytime_const)
@@ -174,20 +189,23 @@ def _simulate_reduced_setup(setup: SimSetup, n: int, rng, backend="numba") -> Pa
     T, M, G = setup.T, setup.M, setup.grid.size
     out = (np.empty(n, dtype=np.int64), np.empty(n), np.empty((n, G)), np.empty(n, dtype=np.bool_),
            np.empty(n, dtype=np.bool_), np.empty(n))
-    nb_max = reduced_block_size(T)
     args = setup.kernel_args()
-    start = 0
-    while start < n:
-        nb = min(nb_max, n - start)
-        u = rng.random((nb, T)) if setup.adversary.needs_uniforms else np.zeros((nb, T))
-        g1 = rng.standard_normal((nb, T))
-        q = rng.chisquare(M - 1, (nb, T))
-        sl = slice(start, start + nb)
-        if backend == "numba":
-            _reduced_kernel(g1, q, u, setup.family.code, M, *args, *(o[sl] for o in out))
-        else:
+    d, c = chisq_constants(M)
+    keys = draw_keys(rng, n)                     # the only draw from the chunk's generator
+    if backend == "numba":
+        _reduced_kernel(keys, T, M, setup.adversary.needs_uniforms, setup.family.code, d, c, *args,
+                        *out)
+    else:
+        nb_max = reduced_block_size(T)
+        st = np.arange(T, dtype=np.uint64)
+        for start in range(0, n, nb_max):
+            sl = slice(start, min(n, start + nb_max))
+            k = keys[sl]
+            g1 = normals_np(k, 2 * st)
+            q = chisq_np(np.broadcast_to(k[:, None], g1.shape),
+                         np.broadcast_to((2 * st + 1)[None, :], g1.shape), d, c)
+            u = adversary_uniforms_np(k, T)
             for o, r in zip(out, _reduced_block_numpy(g1, q, u, setup)):
                 o[sl] = r
-        start += nb
     et, fin, rg, mx, ax, md = out
     return PathStats(et, fin, md, mx, ax, rg, setup.grid, M, T, setup.eps)

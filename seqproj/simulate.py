@@ -20,17 +20,21 @@ Path statistics recorded for every trial (:class:`PathStats`):
   half-width ``ε_t(V_t)`` of :func:`seqproj.bounds.anytime_jl_eps` at this M
   (check F, §3b).
 
-Random stream (the reproducibility contract).  Trials are processed in blocks
-of ``full_block_size(T, M)`` trials; for each block the generator first draws
-the adversary's uniforms ``(nb, T)`` (only if it uses any) and then the
-column normals ``(nb, T, M)`` in C order.  Column ``z_t`` of trial ``i`` is a
-deterministic function of ``normals[i, t−1]`` (:func:`seqproj.columns.columns_from_normals`).
-The numba kernel and the NumPy reference consume exactly the same numbers
-and do the same floating-point operations in the same order (sums run
-sequentially, see ``np.cumsum``), so they agree bit for bit.
+Random stream (the reproducibility contract).  The chunk's generator draws
+one 64-bit key per trial (:func:`draw_keys`) and nothing else.  Every variate
+of trial ``i`` is a pure function of its key and an index (a counter-based
+generator: SplitMix64 words, NumPy's 256-layer ziggurat for normals,
+Marsaglia–Tsang for chi-squares; see the section "counter-based random
+numbers" below): the ``M`` normals ``g`` of column ``z_t`` are sub-streams
+``(t−1)M .. tM−1``, and ``z_t`` is a deterministic function of ``g``
+(:func:`seqproj.columns.columns_from_normals`); the adversary's uniform at
+step ``t`` is sub-stream ``2^40 + t``.  The numba kernel generates them on the
+fly, the NumPy reference vectorised; both do the same floating-point
+operations in the same order (sums run sequentially, see ``np.cumsum``), so
+they agree bit for bit.
 
-Parallelism: the kernel is ``nogil`` and NumPy's generator releases the GIL
-while filling arrays, so chunks run in parallel on threads
+Parallelism: the kernel is ``nogil`` and draws its own numbers from the
+per-trial keys, so chunks run in parallel on threads
 (:func:`proofs_check.engine.runner.map_chunks` with ``executor="threads"``),
 each chunk with its own generator — never numba's global RNG.
 """
@@ -185,6 +189,253 @@ def make_setup(M, eps, T, *, columns="sphere", adversary="constant", x0=1.0, cx=
 
 
 # --------------------------------------------------------------------------
+# counter-based random numbers (identical in numba and in NumPy)
+# --------------------------------------------------------------------------
+#
+# Every variate is a pure function of (key, stream, j): word j of sub-stream
+# `stream` of a trial with 64-bit `key` is SplitMix64's finaliser applied to
+# key + (256·stream + j + 1)·γ (mod 2^64).  A standard normal is drawn from its
+# own sub-stream by NumPy's 256-layer ziggurat (Marsaglia & Tsang 2000), a
+# chi-square by Marsaglia–Tsang's gamma method on top of it.  Because nothing
+# depends on the order in which variates are produced, the numba kernels
+# (sequential, fused) and the NumPy reference (vectorised) produce the same
+# numbers bit for bit.  A sub-stream holds 256 words; a single normal needs
+# more than 256 words with probability < 1e-200.
+
+_G = 0x9E3779B97F4A7C15
+_M64 = (1 << 64) - 1
+_MASK52 = (1 << 52) - 1
+_ZIG_R = 3.6541528853610088
+_ZIG_INV_R = 0.27366123732975828
+_ZIG_V = 0.00492867323399
+
+
+def _ziggurat_tables():
+    ki = np.zeros(256, dtype=np.uint64)
+    wi = np.zeros(256)
+    fi = np.zeros(256)
+    dn = tn = _ZIG_R
+    q = _ZIG_V / math.exp(-0.5 * dn * dn)
+    ki[0] = np.uint64(int((dn / q) * 2.0 ** 52))
+    ki[1] = 0
+    wi[0] = q / 2.0 ** 52
+    wi[255] = dn / 2.0 ** 52
+    fi[0] = 1.0
+    fi[255] = math.exp(-0.5 * dn * dn)
+    for i in range(254, 0, -1):
+        dn = math.sqrt(-2.0 * math.log(_ZIG_V / dn + math.exp(-0.5 * dn * dn)))
+        ki[i + 1] = np.uint64(int((dn / tn) * 2.0 ** 52))
+        tn = dn
+        fi[i] = math.exp(-0.5 * dn * dn)
+        wi[i] = dn / 2.0 ** 52
+    return ki, wi, fi
+
+
+_KI, _WI, _FI = _ziggurat_tables()
+
+
+@njit(cache=True, nogil=True)
+def _word(key, stream, j):
+    z = key + (stream * np.uint64(256) + j + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True, nogil=True)
+def _unif(key, stream, j):
+    return float(_word(key, stream, j) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True, nogil=True)
+def _normal(key, stream, j):
+    """(standard normal, next word index) from sub-stream ``stream`` starting at word ``j``."""
+    while True:
+        r = _word(key, stream, j)
+        j += np.uint64(1)
+        idx = r & np.uint64(0xFF)
+        r = r >> np.uint64(8)
+        sign = r & np.uint64(1)
+        rabs = (r >> np.uint64(1)) & np.uint64(0x000FFFFFFFFFFFFF)
+        x = float(rabs) * _WI[idx]
+        if sign != np.uint64(0):
+            x = -x
+        if rabs < _KI[idx]:
+            return x, j
+        if idx == np.uint64(0):
+            while True:
+                u1 = _unif(key, stream, j)
+                u2 = _unif(key, stream, j + np.uint64(1))
+                j += np.uint64(2)
+                xx = -_ZIG_INV_R * math.log1p(-u1)
+                yy = -math.log1p(-u2)
+                if yy + yy > xx * xx:
+                    if ((rabs >> np.uint64(8)) & np.uint64(1)) != np.uint64(0):
+                        return -(_ZIG_R + xx), j
+                    return _ZIG_R + xx, j
+        else:
+            u = _unif(key, stream, j)
+            j += np.uint64(1)
+            if (_FI[idx - np.uint64(1)] - _FI[idx]) * u + _FI[idx] < math.exp(-0.5 * x * x):
+                return x, j
+
+
+@njit(cache=True, nogil=True)
+def _chisq(key, stream, d, c):
+    """χ² with 2(d + 1/3) degrees of freedom: 2·Gamma(d + 1/3) by Marsaglia–Tsang (shape ≥ 1)."""
+    j = np.uint64(0)
+    while True:
+        x, j = _normal(key, stream, j)
+        v = 1.0 + c * x
+        if v <= 0.0:
+            continue
+        v = v * v * v
+        u = _unif(key, stream, j)
+        j += np.uint64(1)
+        if u < 1.0 - 0.0331 * (x * x) * (x * x):
+            return 2.0 * (d * v)
+        if math.log(u) < 0.5 * x * x + d * (1.0 - v + math.log(v)):
+            return 2.0 * (d * v)
+
+
+@njit(cache=True, nogil=True)
+def _fill_normals(keys, T, M, out):
+    for i in range(keys.shape[0]):
+        for t in range(T):
+            for m in range(M):
+                out[i, t, m] = _normal(keys[i], np.uint64(t * M + m), np.uint64(0))[0]
+
+
+# ---- the same in Python / NumPy ------------------------------------------
+
+def _word_py(key, stream, j):
+    z = (key + (stream * 256 + j + 1) * _G) & _M64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+    return z ^ (z >> 31)
+
+
+def _unif_py(key, stream, j):
+    return float(_word_py(key, stream, j) >> 11) * (1.0 / 9007199254740992.0)
+
+
+def _normal_py(key, stream, j=0):
+    """Scalar Python twin of the numba ``_normal`` (used for the rare slow paths)."""
+    while True:
+        r = _word_py(key, stream, j)
+        j += 1
+        idx = r & 0xFF
+        r >>= 8
+        sign = r & 1
+        rabs = (r >> 1) & _MASK52
+        x = float(rabs) * float(_WI[idx])
+        if sign:
+            x = -x
+        if rabs < int(_KI[idx]):
+            return x, j
+        if idx == 0:
+            while True:
+                u1 = _unif_py(key, stream, j)
+                u2 = _unif_py(key, stream, j + 1)
+                j += 2
+                xx = -_ZIG_INV_R * math.log1p(-u1)
+                yy = -math.log1p(-u2)
+                if yy + yy > xx * xx:
+                    return (-(_ZIG_R + xx) if (rabs >> 8) & 1 else _ZIG_R + xx), j
+        else:
+            u = _unif_py(key, stream, j)
+            j += 1
+            if (float(_FI[idx - 1]) - float(_FI[idx])) * u + float(_FI[idx]) < math.exp(-0.5 * x * x):
+                return x, j
+
+
+def _chisq_py(key, stream, d, c):
+    j = 0
+    while True:
+        x, j = _normal_py(key, stream, j)
+        v = 1.0 + c * x
+        if v <= 0.0:
+            continue
+        v = v * v * v
+        u = _unif_py(key, stream, j)
+        j += 1
+        if u < 1.0 - 0.0331 * (x * x) * (x * x):
+            return 2.0 * (d * v)
+        if math.log(u) < 0.5 * x * x + d * (1.0 - v + math.log(v)):
+            return 2.0 * (d * v)
+
+
+def _word_np(key, stream, j):
+    with np.errstate(over="ignore"):
+        z = key + (stream * np.uint64(256) + j + np.uint64(1)) * np.uint64(_G)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def _normal_first_np(key, stream):
+    """Vectorised first ziggurat attempt: (x, j, accepted); ``x`` valid where accepted."""
+    r = _word_np(key, stream, np.uint64(0))
+    idx = (r & np.uint64(0xFF)).astype(np.intp)
+    r = r >> np.uint64(8)
+    sign = (r & np.uint64(1)).astype(bool)
+    rabs = (r >> np.uint64(1)) & np.uint64(_MASK52)
+    x = rabs.astype(np.float64) * _WI[idx]
+    x = np.where(sign, -x, x)
+    return x, rabs < _KI[idx]
+
+
+def normals_np(keys, streams):
+    """Standard normals of sub-streams ``streams`` (1-d) for each key: ``(len(keys), len(streams))``."""
+    keys = np.asarray(keys, dtype=np.uint64)
+    streams = np.asarray(streams, dtype=np.uint64)
+    K = np.broadcast_to(keys[:, None], (keys.size, streams.size))
+    S = np.broadcast_to(streams[None, :], (keys.size, streams.size))
+    x, ok = _normal_first_np(K, S)
+    for a, b in zip(*np.nonzero(~ok)):
+        x[a, b] = _normal_py(int(keys[a]), int(streams[b]))[0]
+    return x
+
+
+#: sub-stream offset of the adversary's uniforms (step t uses stream U_STREAM + t)
+U_STREAM = 1 << 40
+
+
+@njit(cache=True, nogil=True)
+def _adv_unif(key, t):
+    return _unif(key, np.uint64(1 << 40) + np.uint64(t), np.uint64(0))
+
+
+def adversary_uniforms_np(keys, T):
+    """``(len(keys), T)`` uniforms of the adversary (column t−1 is step t)."""
+    keys = np.asarray(keys, dtype=np.uint64)
+    st = np.uint64(U_STREAM) + np.arange(1, T + 1, dtype=np.uint64)
+    w = _word_np(keys[:, None], st[None, :], np.uint64(0))
+    return (w >> np.uint64(11)).astype(np.float64) * (1.0 / 9007199254740992.0)
+
+
+def chisq_np(keys, streams, d, c):
+    """χ² variates of :func:`_chisq` for arrays of keys and streams (NumPy reference)."""
+    keys = np.asarray(keys, dtype=np.uint64)
+    streams = np.asarray(streams, dtype=np.uint64)
+    x, ok = _normal_first_np(keys, streams)
+    v = 1.0 + c * x
+    v3 = v * v * v
+    u = (_word_np(keys, streams, np.uint64(1)) >> np.uint64(11)).astype(np.float64) * (
+        1.0 / 9007199254740992.0)
+    fast = ok & (v > 0.0) & (u < 1.0 - 0.0331 * (x * x) * (x * x))
+    out = np.where(fast, 2.0 * (d * v3), 0.0)
+    for idx in zip(*np.nonzero(~fast)):
+        out[idx] = _chisq_py(int(keys[idx]), int(streams[idx]), d, c)
+    return out
+
+
+def draw_keys(rng, n):
+    """One 64-bit key per trial from the chunk's generator."""
+    return rng.integers(0, np.iinfo(np.uint64).max, size=n, dtype=np.uint64, endpoint=True)
+
+
+# --------------------------------------------------------------------------
 # numba helpers shared with the reduced kernel
 # --------------------------------------------------------------------------
 
@@ -263,15 +514,18 @@ def _make_column(g, fam, s, sqM, z):
 
 
 @njit(cache=True, nogil=True)
-def _full_kernel(normals, u, fam, s, x0, eps, sqcx, code, prm, grid, rho, mix_l, K, any_ld, x0sq,
-                 exit_t, final, rgrid, mix, anyx, maxdev):
-    nb, T, M = normals.shape
+def _full_kernel(keys, T, M, needs_u, fam, s, x0, eps, sqcx, code, prm, grid, rho, mix_l, K, any_ld,
+                 x0sq, exit_t, final, rgrid, mix, anyx, maxdev):
+    nb = keys.shape[0]
     G = grid.shape[0]
     sqM = math.sqrt(M)
     fM = float(M)
     S = np.zeros(M)
     z = np.empty(M)
+    g = np.empty(M)
+    eps0 = _anytime_eps(x0sq, fM, K, any_ld, x0sq)
     for i in range(nb):
+        key = keys[i]
         for j in range(M):
             S[j] = 0.0
         S[0] = x0
@@ -288,15 +542,39 @@ def _full_kernel(normals, u, fam, s, x0, eps, sqcx, code, prm, grid, rho, mix_l,
             rgrid[i, gi] = s2 / V
             gi += 1
         for t in range(1, T + 1):
-            x = _choose_x(code, prm, s2, V, u[i, t - 1], eps, fM, sqcx, et <= t - 1, S[0])
-            _make_column(normals[i, t - 1], fam, s, sqM, z)
+            u = _adv_unif(key, t) if needs_u else 0.0
+            x = _choose_x(code, prm, s2, V, u, eps, fM, sqcx, et <= t - 1, S[0])
+            base = (t - 1) * M
             dot = 0.0
-            for j in range(M):
-                dot += S[j] * z[j]
             acc = 0.0
-            for j in range(M):
-                S[j] += x * z[j]
-                acc += S[j] * S[j]
+            # column z_t is drawn only now, after x_t is fixed (predictability)
+            if fam == 1:
+                # Gaussian: one fused pass (same operations and order as the reference)
+                for j in range(M):
+                    zj = _normal(key, np.uint64(base + j), np.uint64(0))[0] / sqM
+                    dot += S[j] * zj
+                    S[j] += x * zj
+                    acc += S[j] * S[j]
+            elif fam == 0:
+                nn = 0.0
+                for j in range(M):
+                    gj = _normal(key, np.uint64(base + j), np.uint64(0))[0]
+                    g[j] = gj
+                    nn += gj * gj
+                nrm = math.sqrt(nn)
+                for j in range(M):
+                    zj = g[j] / nrm
+                    dot += S[j] * zj
+                    S[j] += x * zj
+                    acc += S[j] * S[j]
+            else:
+                for j in range(M):
+                    g[j] = _normal(key, np.uint64(base + j), np.uint64(0))[0]
+                _make_column(g, fam, s, sqM, z)
+                for j in range(M):
+                    dot += S[j] * z[j]
+                    S[j] += x * z[j]
+                    acc += S[j] * S[j]
             s2p = s2
             s2 = acc
             V += x * x
@@ -309,9 +587,11 @@ def _full_kernel(normals, u, fam, s, x0, eps, sqcx, code, prm, grid, rho, mix_l,
                 md = dev
             if et == T + 1 and dev > eps:
                 et = t
-            if (2.0 * D) * (2.0 * D) > (vm + rho) * (math.log1p(vm / rho) + mix_l):
+            # exact shortcuts: log1p(.) >= 0 and eps_t >= eps_0 (monotone in floating point)
+            lhs = (2.0 * D) * (2.0 * D)
+            if lhs > (vm + rho) * mix_l and lhs > (vm + rho) * (math.log1p(vm / rho) + mix_l):
                 mx = True
-            if dev > _anytime_eps(V, fM, K, any_ld, x0sq):
+            if dev > eps0 and dev > _anytime_eps(V, fM, K, any_ld, x0sq):
                 ax = True
             while gi < G and grid[gi] == t:
                 rgrid[i, gi] = ratio
@@ -467,25 +747,25 @@ def simulate_full(M, eps, T, n, rng, *, columns="sphere", adversary="constant", 
     return _simulate_full_setup(setup, n, as_generator(rng), backend, exact)
 
 
-def _simulate_full_setup(setup: SimSetup, n: int, rng, backend="numba", exact=True) -> PathStats:
+def _simulate_full_setup(setup: SimSetup, n: int, rng, backend="numba", exact=True,
+                         block=None) -> PathStats:
     T, M, G = setup.T, setup.M, setup.grid.size
     out = _empty_outputs(n, G)
-    nb_max = full_block_size(T, M)
     args = setup.kernel_args()
-    start = 0
-    while start < n:
-        nb = min(nb_max, n - start)
-        u = rng.random((nb, T)) if setup.adversary.needs_uniforms else np.zeros((nb, T))
-        normals = rng.standard_normal((nb, T, M))
-        sl = slice(start, start + nb)
-        if backend == "numba":
-            _full_kernel(normals, u, setup.family.code, setup.family.s, *args,
-                         *(o[sl] for o in out))
-        else:
+    keys = draw_keys(rng, n)                    # the only draw from the chunk's generator
+    if backend == "numba":
+        _full_kernel(keys, T, M, setup.adversary.needs_uniforms, setup.family.code, setup.family.s,
+                     *args, *out)
+    else:
+        nb_max = full_block_size(T, M) if block is None else int(block)
+        streams = np.arange(T * M, dtype=np.uint64)
+        for start in range(0, n, nb_max):
+            sl = slice(start, min(n, start + nb_max))
+            normals = normals_np(keys[sl], streams).reshape(-1, T, M)
+            u = adversary_uniforms_np(keys[sl], T)
             res = _full_block_numpy(normals, u, setup, exact=exact)
             for o, r in zip(out, res):
                 o[sl] = r
-        start += nb
     et, fin, rg, mx, ax, md = out
     return PathStats(et, fin, md, mx, ax, rg, setup.grid, M, T, setup.eps)
 

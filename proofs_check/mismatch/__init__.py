@@ -14,13 +14,14 @@ Submodules, named after the mathematics:
 * :mod:`.monitoring` — monitoring statistics (§3) and the veRL per-token /
   per-sequence statistics and rejection rules (§7).
 """
-from .bounds import BOUND_KEYS, pm_kl_closed_form, trm_bounds, trm_bounds_from_policies
+from .bounds import (BOUND_KEYS, RemainderCheck, pm_kl_closed_form, remainder_vs_bounds, trm_bounds,
+                     trm_bounds_from_policies)
 from .decomposition import (PerformanceDifference, TRMDecomposition, WorstCase, abs_ratio_identity,
                             future_tv_identity, performance_difference, remainder_coefficients,
                             tangent_per_sequence, trm_decomposition, worst_case_reward)
 
 __all__ = [
-    "BOUND_KEYS", "trm_bounds", "trm_bounds_from_policies", "pm_kl_closed_form",
+    "BOUND_KEYS", "RemainderCheck", "remainder_vs_bounds", "trm_bounds", "trm_bounds_from_policies", "pm_kl_closed_form",
     "TRMDecomposition", "trm_decomposition", "PerformanceDifference", "performance_difference",
     "remainder_coefficients", "WorstCase", "worst_case_reward", "future_tv_identity",
     "abs_ratio_identity", "tangent_per_sequence",

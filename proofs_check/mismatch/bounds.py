@@ -21,13 +21,15 @@ Every bound assumes ``R ∈ [0, 1]``.
 from __future__ import annotations
 
 import math
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
 from ..policies import DEFAULT_MAX_BYTES, TabularPolicy, divergence_summary
 from ..validate import check_choice, check_finite_array, check_int, check_real
 
-__all__ = ["BOUND_KEYS", "trm_bounds", "trm_bounds_from_policies", "pm_kl_closed_form"]
+__all__ = ["BOUND_KEYS", "trm_bounds", "trm_bounds_from_policies", "pm_kl_closed_form", "RemainderCheck",
+           "remainder_vs_bounds"]
 
 #: Keys of :func:`trm_bounds` (``adaptive`` only when ``dbar`` is given).
 BOUND_KEYS = ("classical", "pm_kl", "pm_tv", "mix_kl", "mix_tv", "coupling", "adaptive", "unified")
@@ -124,3 +126,38 @@ def trm_bounds_from_policies(mu: TabularPolicy, pi: TabularPolicy, *, mode: str 
         return trm_bounds(s.T, s.delta, eps=min(s.eps, 1.0), d_kl_seq=s.d_kl_seq,
                           d_tv_seq=min(s.d_tv_seq, 1.0), dbar=dbar)
     return trm_bounds(s.T, s.delta, d_kl_seq=s.d_kl_seq, dbar=dbar)
+
+
+@dataclass(frozen=True)
+class RemainderCheck:
+    """``|Error|`` for a given reward against every bound, with the tightness ratios."""
+
+    remainder: float
+    bounds: dict
+    tightness: dict
+    holds: bool
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def remainder_vs_bounds(mu: TabularPolicy, pi: TabularPolicy, reward, *, mode: str = "kl+tv",
+                        max_bytes: int = DEFAULT_MAX_BYTES) -> RemainderCheck:
+    """``|J(π) − J(μ) − L'(π)|`` for ``reward`` against :func:`trm_bounds_from_policies`.
+
+    The bounds of spec §5 assume ``R ∈ [0, 1]``: a reward outside is refused
+    with a ``ValueError`` naming the bounds (rescale it first: the remainder is
+    linear in ``R``, and a constant shift does change it).
+    """
+    from ..policies import check_pair, check_reward
+    from .decomposition import trm_decomposition
+
+    V, T = check_pair(mu, pi)
+    check_reward(reward, V, T, unit=True,
+                 purpose="the trust-region bounds classical/pm_kl/pm_tv/mix_kl/mix_tv/coupling/adaptive/unified "
+                         "of spec §5 assume R ∈ [0, 1]")
+    err = abs(trm_decomposition(mu, pi, reward, max_bytes=max_bytes).remainder)
+    b = trm_bounds_from_policies(mu, pi, mode=mode, max_bytes=max_bytes)
+    tight = {k: (err / v if v > 0 else (0.0 if err == 0 else math.inf)) for k, v in b.items()}
+    return RemainderCheck(remainder=err, bounds=b, tightness=tight,
+                          holds=all(err <= v * (1 + 1e-9) + 1e-13 for v in b.values()))

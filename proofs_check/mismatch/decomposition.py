@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ..policies import (DEFAULT_MAX_BYTES, TabularPolicy, check_enumerable, check_pair, check_reward,
-                        context_distributions, sequence_log_probs, token_log_ratio_tables)
+                        context_distributions, sequence_log_probs, sequence_probs, token_log_ratio_tables)
 from ..validate import check_int
 
 __all__ = [
@@ -64,12 +64,21 @@ class TRMDecomposition:
 def tangent_per_sequence(mu: TabularPolicy, pi: TabularPolicy, *, max_bytes: int = DEFAULT_MAX_BYTES) -> np.ndarray:
     """``Σ_t (ρ_t(y) − 1)`` for every sequence, shape ``(V**T,)``."""
     V, T = check_pair(mu, pi)
+    hit = mu._cache.get("tangent")
+    if hit is not None and hit[0] is pi:
+        return hit[1]
     check_enumerable(V, T, n_arrays=4, max_bytes=max_bytes)
     lr = token_log_ratio_tables(mu, pi)
     acc = np.zeros(V ** T)
     for t in range(T):
         _seq_view(acc, t, V, T)[...] += np.expm1(lr[t]).reshape(-1)[:, None]
+    _cache_tangent(mu, pi, acc)
     return acc
+
+
+def _cache_tangent(mu, pi, acc):
+    acc.setflags(write=False)
+    mu._cache["tangent"] = (pi, acc)      # keyed by the identity of pi (held, so never reused)
 
 
 def trm_decomposition(mu: TabularPolicy, pi: TabularPolicy, reward, *,
@@ -83,12 +92,10 @@ def trm_decomposition(mu: TabularPolicy, pi: TabularPolicy, reward, *,
     V, T = check_pair(mu, pi)
     r = check_reward(reward, V, T)
     check_enumerable(V, T, n_arrays=6, max_bytes=max_bytes)
-    lmu = sequence_log_probs(mu, max_bytes=max_bytes)
-    lpi = sequence_log_probs(pi, max_bytes=max_bytes)
-    pmu = np.exp(lmu)
+    pmu = sequence_probs(mu, max_bytes=max_bytes)
     w = pmu * r
     J_mu = float(w.sum())
-    J_pi = float(np.exp(lpi) @ r)
+    J_pi = float(sequence_probs(pi, max_bytes=max_bytes) @ r)
     lr = token_log_ratio_tables(mu, pi)
     tang = np.zeros(V ** T)
     dsum = np.zeros(V ** T)
@@ -96,8 +103,10 @@ def trm_decomposition(mu: TabularPolicy, pi: TabularPolicy, reward, *,
     for t in range(T - 1, -1, -1):
         e = np.expm1(lr[t]).reshape(-1)[:, None]
         _seq_view(tang, t, V, T)[...] += e
-        _seq_view(dsum, t, V, T)[...] += e * (-np.expm1(_seq_view(suffix, t, V, T)))
+        if t < T - 1:                   # the empty suffix product is 1: no Δ term at t = T
+            _seq_view(dsum, t, V, T)[...] -= e * np.expm1(_seq_view(suffix, t, V, T))
         _seq_view(suffix, t, V, T)[...] += lr[t].reshape(-1)[:, None]
+    _cache_tangent(mu, pi, tang)
     tangent = float(w @ tang)
     delta_term = float(w @ dsum)
     gain = J_pi - J_mu
@@ -109,7 +118,7 @@ def remainder_coefficients(mu: TabularPolicy, pi: TabularPolicy, *, max_bytes: i
     """``c(y) = P^π(y) − P^μ(y)(1 + Σ_t (ρ_t − 1))`` so that ``Error = Σ_y R(y) c(y)``."""
     V, T = check_pair(mu, pi)
     tang = tangent_per_sequence(mu, pi, max_bytes=max_bytes)
-    return np.exp(sequence_log_probs(pi)) - np.exp(sequence_log_probs(mu)) * (1.0 + tang)
+    return sequence_probs(pi) - sequence_probs(mu) * (1.0 + tang)
 
 
 @dataclass(frozen=True)
@@ -234,7 +243,7 @@ def abs_ratio_identity(mu: TabularPolicy, pi: TabularPolicy, *, max_bytes: int =
     """
     V, T = check_pair(mu, pi)
     check_enumerable(V, T, n_arrays=3, max_bytes=max_bytes)
-    pmu = np.exp(sequence_log_probs(mu, max_bytes=max_bytes))
+    pmu = sequence_probs(mu, max_bytes=max_bytes)
     lr = token_log_ratio_tables(mu, pi)
     lhs = np.empty(T)
     for t in range(T):

@@ -1,0 +1,66 @@
+import pytest
+
+from proofs_check import verify
+from proofs_check.engine import claims
+
+EXPECTED = {
+    "baselines.proxy.identity", "baselines.proxy.collision", "baselines.proxy.tabular_exact",
+    "baselines.proxy.shared_correlation", "baselines.variance.per_token_le_otb",
+    "baselines.variance.per_token_le_global_bstar", "baselines.variance.otb_le_global_bstar",
+    "baselines.variance.otb_le_mean", "baselines.variance.global_bstar_le_mean",
+    "baselines.bias.group_mean", "baselines.bias.rloo", "baselines.bias.otb_measured",
+    "baselines.mse.group_otb_lt_mean", "baselines.mse.group_otb_lt_rloo", "baselines.otb.reference",
+    "baselines.otb.equal_weights_group_mean", "baselines.logit.zero_sum", "baselines.logit.update_norm",
+    "baselines.logit.first_order_error", "baselines.logit.second_order_error",
+    "baselines.logit.first_order_breaking_step", "baselines.logit.second_order_breaking_step",
+    "baselines.symbolic.telescoping", "baselines.dapo.chain_rule", "baselines.dapo.gradient_form",
+    "baselines.dapo.accumulation_onpolicy", "baselines.dapo.per_decision_is",
+    "baselines.dapo.transcribed_recursion", "baselines.toy.headline",
+    "baselines.variance.shared.otb_le_global_bstar", "baselines.variance.shared.otb_le_mean",
+    "baselines.variance.shared.per_token_le_otb",
+}
+
+
+def test_all_claims_registered():
+    ids = {c.id for c in claims("baselines")}
+    assert EXPECTED <= ids
+    for c in claims("baselines"):
+        assert c.label in ("CONFIRMED", "DERIVED", "RECONSTRUCTED", "OPEN")
+        assert c.statement and c.source
+
+
+@pytest.mark.parametrize("cid, verdict", [
+    ("baselines.proxy.identity", "holds"),
+    ("baselines.otb.reference", "holds"),
+    ("baselines.bias.group_mean", "holds"),
+    ("baselines.dapo.gradient_form", "holds"),
+    ("baselines.dapo.transcribed_recursion", "refuted"),
+    ("baselines.logit.first_order_error", "holds"),
+    ("baselines.variance.per_token_le_otb", "holds"),
+    ("baselines.variance.shared.otb_le_global_bstar", "refuted"),
+])
+def test_quick_verdicts(cid, verdict):
+    r = verify(cid, budget=None if verdict == "refuted" else 20, seed=1)
+    assert r.verdict == verdict
+
+
+def test_mutated_tolerance_is_refuted():
+    """Power: the energy identity with the Σp² term dropped must be refuted."""
+    import functools
+
+    import numpy as np
+
+    from proofs_check.baseline_claims import proxy_identity_cases
+    from proofs_check.engine import IdentityClaim
+    from proofs_check.engine.verify import verify_claim
+
+    c = IdentityClaim(id="baselines.test.mutated", statement="x", source="test", label="DERIVED",
+                      fn=_wrong_cases, tol=1e-12, tol_mode="absolute",
+                      chunk_size=10, default_budget=20, quick_budget=20)
+    assert verify_claim(c, budget=20, seed=0).verdict == "refuted"
+
+
+def _wrong_cases(rng, n):
+    from proofs_check.baseline_claims import proxy_identity_cases
+    lhs, rhs = proxy_identity_cases(rng, n, max_v=50)
+    return lhs, rhs + 1e-6

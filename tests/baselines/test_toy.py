@@ -1,0 +1,79 @@
+import numpy as np
+import pytest
+from scipy import stats
+
+from proofs_check.otb_toy import (TOY_KINDS, CountTask, advantages, diff_interval, exact_return,
+                                  gradient_variance, group_size_sweep, mean_interval, policy_gradient,
+                                  sample_batch, train)
+
+
+def test_exact_return_against_monte_carlo():
+    task = CountTask(V=3, T=12, n_prompts=2, threshold=5)
+    g = np.random.default_rng(5)
+    theta = g.normal(size=(task.n_states, task.V))
+    J = exact_return(theta, task)
+    n = 40_000
+    b = sample_batch(theta, task, np.repeat([0, 1], n // 2), g)
+    k = int(b["reward"].sum())
+    ci = stats.binomtest(k, n).proportion_ci(0.999)  # false-alarm rate 1e-3
+    assert ci.low <= J <= ci.high
+
+
+def test_exact_return_closed_form_uniform():
+    task = CountTask(V=2, T=10, n_prompts=1, threshold=7)
+    J = exact_return(np.zeros((task.n_states, 2)), task)
+    assert J == pytest.approx(stats.binom.sf(6, 10, 0.5), abs=1e-15)
+
+
+def test_policy_gradient_is_unbiased_for_exact_gradient():
+    """'none' baseline: the mean of ĝ over 3000 batches matches the finite-difference ∇J (5 SE)."""
+    task = CountTask(V=2, T=6, n_prompts=1, threshold=4)
+    g = np.random.default_rng(1)
+    theta = 0.3 * g.normal(size=(task.n_states, 2))
+    h = 1e-6
+    fd = np.zeros_like(theta)
+    for idx in np.ndindex(*theta.shape):
+        e = np.zeros_like(theta)
+        e[idx] = h
+        fd[idx] = (exact_return(theta + e, task) - exact_return(theta - e, task)) / (2 * h)
+    reps = 3000
+    G = np.empty((reps, theta.size))
+    for j in range(reps):
+        b = sample_batch(theta, task, np.zeros(8, dtype=int), g)
+        G[j] = policy_gradient(b, advantages("none", b, np.zeros(8)), task.n_states).ravel()
+    se = G.std(axis=0, ddof=1) / np.sqrt(reps)
+    assert np.all(np.abs(G.mean(axis=0) - fd.ravel()) <= 5 * se + 1e-9)
+
+
+def test_train_deterministic_and_budget():
+    task = CountTask(V=3, T=8, n_prompts=2, threshold=4)
+    a = train(task, "otb", 4, steps=5, batch=8, seed=3, eval_every=2)
+    b = train(task, "otb", 4, steps=5, batch=8, seed=3, eval_every=2)
+    np.testing.assert_array_equal(a.returns, b.returns)
+    assert a.tokens[-1] == 5 * 8 * 8 and list(a.steps) == [0, 2, 4, 5]
+    assert len(a.grad_norms) == 5 and set(a.to_dict()) >= {"returns", "grad_norms"}
+    with pytest.raises(ValueError, match="multiple"):
+        train(task, "mean", 3, steps=1, batch=8)
+    with pytest.raises(ValueError, match="kind"):
+        train(task, "median", 2, steps=1, batch=8)
+
+
+def test_sweep_and_variance_shapes():
+    task = CountTask(V=3, T=8, n_prompts=2, threshold=4)
+    s = group_size_sweep(task, kinds=("mean", "otb"), Ns=(2, 4), seeds=2, steps=3, batch=8)
+    assert set(s.final) == {"mean/2", "mean/4", "otb/2", "otb/4"}
+    m, lo, hi = s.summary("otb", 4)
+    assert lo <= m <= hi
+    v, se = gradient_variance(np.zeros((task.n_states, 3)), task, "otb", 4, batch=8, reps=20, rng=0)
+    assert v > 0 and se > 0
+    d, lo, hi = diff_interval([1.0, 2.0, 3.0], [0.0, 1.0, 1.5])
+    assert lo < d < hi
+    assert mean_interval([1.0, 1.0, 1.0])[0] == 1.0
+    assert set(TOY_KINDS) == {"none", "mean", "rloo", "global_bstar", "otb"}
+
+
+def test_task_validation():
+    with pytest.raises(ValueError):
+        CountTask(V=3, T=5, n_prompts=4)
+    with pytest.raises(ValueError):
+        CountTask(V=3, T=5, threshold=6)
