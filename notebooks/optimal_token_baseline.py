@@ -167,3 +167,22 @@ else:
 for key, vals in sw.final.items():
     print(key, "final return %.3f [%.3f, %.3f]" % mean_interval(vals))
 print("OTB N=4 − mean N=32: %.3f [%.3f, %.3f] (Welch 95%%)" % diff_interval(sw.final["otb/4"], sw.final["mean/32"]))
+
+# %% [markdown]
+# With variable lengths (token 3 ends the response), OTB's per-position baseline
+# sees responses drop out; its gradient variance is lower at small N, yet in this
+# toy it learns more slowly than the group mean at the same N (more shrinkage
+# bias).  Full run: figure `baselines_group_size_sweep_eos`.
+
+# %%
+if FAST:
+    task_eos = CountTask(V=3, T=12, n_prompts=2, threshold=5, eos=True, eos_logit=-2.0)
+    sw_eos = group_size_sweep(task_eos, kinds=("mean", "otb"), Ns=(4, 32), seeds=3, steps=5, batch=32,
+                              lr=0.6, root_seed=SEED)
+else:
+    task_eos = CountTask(V=4, T=48, n_prompts=3, threshold=20, eos=True, eos_logit=-3.0)
+    sw_eos = group_size_sweep(task_eos, kinds=("mean", "otb"), Ns=(4, 32), seeds=10, steps=40, batch=32,
+                              lr=0.6, root_seed=SEED)
+for key, vals in sw_eos.final.items():
+    print("EOS", key, "final return %.3f [%.3f, %.3f]" % mean_interval(vals))
+print("EOS: OTB N=4 − mean N=32: %.3f [%.3f, %.3f]" % diff_interval(sw_eos.final["otb/4"], sw_eos.final["mean/32"]))

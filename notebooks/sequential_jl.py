@@ -28,6 +28,13 @@ import os
 import numpy as np
 
 import seqproj
+from proofs_check.engine.stats import clopper_pearson
+
+
+def show(label, events, n, seed):
+    lo, hi = clopper_pearson(int(events), int(n), 0.05)
+    print(f"{label}: {int(events)}/{n} = {events / n:.4g}, 95% CI [{lo:.4g}, {hi:.4g}], seed={seed}")
+
 
 FAST = os.environ.get("THEORYCHECK_FAST", "0") == "1"
 N = 2_000 if FAST else 100_000
@@ -68,8 +75,8 @@ print("union bound over 300 fixed vectors:", seqproj.union_bound_jl_min_dim(0.5,
 # %%
 full = seqproj.simulate_full(64, 0.5, 300, 200 if FAST else 2_000, 0)
 red = seqproj.simulate_reduced(64, 0.5, 300, N, 1)
-print("full   : P(fail) ≈", full.failed.mean(), "over", full.n, "trials (seed 0)")
-print("reduced: P(fail) ≈", red.failed.mean(), "over", red.n, "trials (seed 1)")
+show("full simulator,    P(fail) at M=64", full.failed.sum(), full.n, 0)
+show("reduced simulator, P(fail) at M=64", red.failed.sum(), red.n, 1)
 
 try:
     seqproj.simulate_reduced(64, 0.5, 300, 10, 0, columns="onehot")
@@ -89,7 +96,8 @@ for name in seqproj.ADVERSARIES:
     print(f"{name:>10}: predictable={a.predictable!s:5}  reduced={a.reduced_ok!s:5}  {a.description}")
 
 la = seqproj.simulate_lookahead(16, 0.5, 40, 5, 0)
-print("look-ahead failure rate:", la.failed.mean(), "final ratios:", np.round(la.final_ratio, 3))
+show("look-ahead failure rate", la.failed.sum(), la.n, 0)
+print("final ratios:", np.round(la.final_ratio, 3))
 
 # %% [markdown]
 # ## 4. A coverage check through the engine
@@ -125,8 +133,8 @@ print(f"T={T_small}: M* ≈ {res.M_star:.1f}  bracket [{res.M_lo}, {res.M_hi}]  
 # %%
 stop = seqproj.simulate_reduced(32, 0.5, 500, N, 2, adversary="stopping")
 fixed = seqproj.simulate_reduced(32, 0.5, 500, N, 3)
-print("stopping, out of band at T:", stop.out_at_T.mean())
-print("fixed design, out of band at T:", fixed.out_at_T.mean())
+show("stopping adversary, out of band at T", stop.out_at_T.sum(), stop.n, 2)
+show("fixed design, out of band at T", fixed.out_at_T.sum(), fixed.n, 3)
 print("Dasgupta-Gupta fixed-vector bound:", round(seqproj.fixed_vector_jl_failure_bound(32, 0.5), 4))
 
 # %% [markdown]

@@ -2,8 +2,9 @@
 
 * ``baselines_variance_vs_horizon`` — exact population variance per baseline vs T
   (tabular, V = 2), and exact group MSE at N = 4 (N-tuple enumeration).
-* ``baselines_group_size_sweep`` — the toy: final return and gradient variance vs N
-  per baseline at an equal token budget; learning curves of OTB N=4 vs mean N=32.
+* ``baselines_group_size_sweep`` (fixed length) and ``baselines_group_size_sweep_eos``
+  (variable length) — the toy: final return and gradient variance vs N per baseline at an
+  equal token budget; learning curves of OTB N=4 vs mean N=32.
 * ``baselines_logit_update_norm`` — ``‖Δz‖/(η|A|)`` vs ``p_a``.
 * ``baselines_approx_error`` — approximation errors vs step size, breaking steps marked.
 * ``baselines_dapo_accumulation`` — correct vs transcribed truncated-IS accumulation.
@@ -88,26 +89,30 @@ def variance_vs_horizon(*, quick: bool, seed: int):
                  "instances_per_T": n_inst, "group_instances_per_T": n_g, "reward": "Bernoulli(0.3) per sequence"}
 
 
-def toy_sweep(*, quick: bool, seed: int):
-    """The sweep behind the headline figure (also used by the notebook and the note)."""
+#: Variable-length variant: token 3 is EOS (initial EOS logit −3); initial success 6.9%.
+TOY_TASK_EOS = CountTask(V=4, T=48, n_prompts=3, threshold=20, eos=True, eos_logit=-3.0)
+TOY_LR_EOS = 0.6
+
+
+def toy_sweep(*, quick: bool, seed: int, eos: bool = False):
+    """The sweep behind the headline figures (also used by the notebook and the note)."""
     if quick:
-        return group_size_sweep(CountTask(V=3, T=12, n_prompts=2, threshold=6), kinds=("mean", "otb"),
-                                Ns=(2, 4, 32), seeds=2, steps=4, batch=32, lr=TOY_LR, root_seed=seed,
-                                eval_every=2)
-    return group_size_sweep(TOY_TASK, kinds=TOY_KINDS, Ns=(2, 4, 8, 16, 32), seeds=20, steps=TOY_STEPS,
-                            batch=TOY_BATCH, lr=TOY_LR, root_seed=seed, eval_every=5)
+        task = CountTask(V=3, T=12, n_prompts=2, threshold=6, eos=eos, eos_logit=-2.0 if eos else 0.0)
+        return group_size_sweep(task, kinds=("mean", "otb"), Ns=(2, 4, 32), seeds=2, steps=4, batch=32,
+                                lr=TOY_LR, root_seed=seed, eval_every=2)
+    return group_size_sweep(TOY_TASK_EOS if eos else TOY_TASK, kinds=TOY_KINDS, Ns=(2, 4, 8, 16, 32), seeds=20,
+                            steps=TOY_STEPS, batch=TOY_BATCH, lr=TOY_LR_EOS if eos else TOY_LR,
+                            root_seed=seed, eval_every=5)
 
 
-@figure("baselines_group_size_sweep")
-def group_size_sweep_figure(*, quick: bool, seed: int):
-    sw = toy_sweep(quick=quick, seed=seed)
+def _sweep_figure(sw, *, quick: bool, seed: int, salt: int):
     task = CountTask(**sw.task)
     theta0 = task.initial_theta()
     reps = 10 if quick else 200
     gvar = {}
     for ki, k in enumerate(sw.kinds):
         gvar[k] = [list(gradient_variance(theta0, task, k, N, batch=sw.batch, reps=reps,
-                                          rng=np.random.SeedSequence(seed, spawn_key=(62, ki, N))))
+                                          rng=np.random.SeedSequence(seed, spawn_key=(salt, ki, N))))
                    for N in sw.Ns]
     fig, (a, b, c) = new_figure(ncols=3)
     summ = {}
@@ -122,17 +127,17 @@ def group_size_sweep_figure(*, quick: bool, seed: int):
         ax.set_xscale("log", base=2)
         ax.set_xlabel("group size N (equal tokens per step)")
     a.set_ylabel(f"exact return after {sw.steps} steps")
-    a.set_title(f"mean, 95% t-interval, {sw.seeds} seeds")
+    a.set_title(f"{'variable length (EOS)' if task.eos else 'fixed length'}: mean, 95% t, {sw.seeds} seeds")
     a.legend(fontsize=6)
     b.set_yscale("log")
-    b.set_ylabel("Var of one step's gradient (θ = 0)")
+    b.set_ylabel("Var of one step's gradient (initial θ)")
     b.set_title(f"±2 SE, {reps} batches")
     tokens = np.array(sw.checkpoints) * sw.batch * task.T
-    for key, style in ((f"otb/4", "-"), (f"mean/{max(sw.Ns)}", "--"), ("mean/4", ":")):
+    for key, style in (("otb/4", "-"), (f"mean/{max(sw.Ns)}", "--"), ("mean/4", ":")):
         if key in sw.curves:
             k = key.split("/")[0]
             c.plot(tokens, sw.curves[key], style, color=COLORS[k], label=f"{LABELS[k]}, N={key.split('/')[1]}")
-    c.set_xlabel("sampled tokens")
+    c.set_xlabel("sampled token budget (batch × T per step)")
     c.set_ylabel("exact return (mean over seeds)")
     c.legend(fontsize=6)
     a4 = sw.final.get("otb/4")
@@ -140,6 +145,16 @@ def group_size_sweep_figure(*, quick: bool, seed: int):
     head = list(diff_interval(a4, m32)) if a4 and m32 and len(a4) > 1 else None
     return fig, {"sweep": sw.to_dict(), "final_summary_mean_lo_hi": summ, "grad_variance_theta0_est_se": gvar,
                  "otb4_minus_mean32_diff_lo_hi": head, "grad_variance_reps": reps}
+
+
+@figure("baselines_group_size_sweep")
+def group_size_sweep_figure(*, quick: bool, seed: int):
+    return _sweep_figure(toy_sweep(quick=quick, seed=seed), quick=quick, seed=seed, salt=62)
+
+
+@figure("baselines_group_size_sweep_eos")
+def group_size_sweep_eos_figure(*, quick: bool, seed: int):
+    return _sweep_figure(toy_sweep(quick=quick, seed=seed, eos=True), quick=quick, seed=seed, salt=66)
 
 
 @figure("baselines_logit_update_norm")

@@ -10,12 +10,16 @@
   the union bound, scikit-learn's formula and the empirical M* (check A).
 
 Every point is a Monte Carlo estimate with an exact 95 % Clopper–Pearson
-interval; point k of a figure uses ``SeedSequence(seed, spawn_key=(k,))``.
+interval; point k of a figure runs chunks on threads with root seed ``100003·seed + k``
+(deterministic whatever the number of threads).
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
+from proofs_check.engine.runner import map_chunks
 from proofs_check.engine.stats import clopper_pearson
 from seqproj.bounds import (fixed_vector_jl_failure_bound, sequential_jl_min_dim, sklearn_jl_min_dim,
                             union_bound_jl_min_dim)
@@ -28,8 +32,19 @@ from .style import figure, new_figure
 EPS, DELTA, T = 0.5, 0.05, 300
 
 
-def _rng(seed, k):
-    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(k,)))
+def _counts_task(attrs, sim, M, T_, kw, rng, n):
+    f = simulate_reduced if sim == "reduced" else simulate_full
+    ps = f(M, EPS, T_, n, rng, **kw)
+    return [int(getattr(ps, a).sum()) for a in attrs]
+
+
+def _mc(attrs, sim, M, T_, n, seed, k, chunk=10_000, **kw):
+    """Event counts for ``attrs`` over ``n`` trials, chunked on threads (deterministic in ``(seed, k)``)."""
+    chunk = min(chunk, n)
+    res = map_chunks(functools.partial(_counts_task, tuple(attrs), sim, M, T_, kw), n,
+                     chunk_size=chunk, seed=seed * 100_003 + k, executor="threads")
+    n_run = len(res) * chunk
+    return [_estimate(sum(r[i] for r in res), n_run) for i in range(len(attrs))]
 
 
 def _estimate(k, n):
@@ -52,8 +67,8 @@ def _plot_curve(ax, xs, ests, label, marker="o", **kw):
 
 @figure("seqproj_failure_vs_M")
 def failure_vs_M(*, quick: bool, seed: int):
-    Ms = [16, 32, 64, 128, 256, 512, 1024] if not quick else [16, 32, 64, 128]
-    n = 1_000 if quick else 100_000
+    Ms = [16, 32, 64, 128, 256, 512] if not quick else [16, 32, 64, 128]
+    n = 1_000 if quick else 50_000
     advs = ("constant", "random", "stopping", "magnitude", "pushing")
     M_th = sequential_jl_min_dim(EPS, DELTA, T)
     fig, ax = new_figure()
@@ -63,15 +78,14 @@ def failure_vs_M(*, quick: bool, seed: int):
     for adv in advs:
         ests = []
         for M in Ms:
-            ps = simulate_reduced(M, EPS, T, n, _rng(seed, k), adversary=adv)
-            ests.append(_estimate(ps.failed.sum(), n))
+            ests.append(_mc(["failed"], "reduced", M, T, n, seed, k, adversary=adv)[0])
             k += 1
         data["curves"][adv] = ests
         _plot_curve(ax, Ms, ests, adv)
     ax.axhline(DELTA, color="k", ls="--", lw=0.8, label=f"δ = {DELTA}")
     ax.axvline(M_th, color="C7", ls=":", lw=1.0, label=f"theorem's M = {M_th}")
     ax.set(xscale="log", yscale="log", xlabel="sketch dimension M",
-           ylabel="P(ratio leaves [1−ε, 1+ε] at some t ≤ T)", ylim=(1e-6 if not quick else 1e-4, 1.0),
+           ylabel="P(ratio leaves [1−ε, 1+ε] at some t ≤ T)", ylim=(1e-6 if not quick else 1e-3, 1.0),
            title=f"sphere columns, ε = {EPS}, T = {T} (▼: 0 events, CP upper end)")
     ax.legend(loc="lower left", ncol=2)
     return fig, data
@@ -81,28 +95,31 @@ def failure_vs_M(*, quick: bool, seed: int):
 def fixed_vs_uniform(*, quick: bool, seed: int):
     Ms = [16, 24, 32, 48, 64, 96, 128] if not quick else [16, 32, 64]
     Tb = 500
-    n = 2_000 if quick else 100_000
+    n = 2_000 if quick else 50_000
     fig, ax = new_figure()
     data = {"eps": EPS, "T": Tb, "M": Ms, "trials_per_point": n, "curves": {}}
-    rows = {"stopping, out of band at t = T": ("stopping", "out_at_T"),
-            "stopping, time-uniform (some t ≤ T)": ("stopping", "failed"),
-            "fixed design, out of band at t = T": ("constant", "out_at_T")}
+    labels = ("stopping, out of band at t = T", "stopping, time-uniform (some t ≤ T)",
+              "fixed design, out of band at t = T")
     k = 0
     for fam, ls in (("sphere", "-"), ("gaussian", "--")):
-        for label, (adv, attr) in rows.items():
-            ests = []
-            for M in Ms:
-                ps = simulate_reduced(M, EPS, Tb, n, _rng(seed, k), columns=fam, adversary=adv)
-                ests.append(_estimate(getattr(ps, attr).sum(), n))
-                k += 1
-            data["curves"][f"{fam}: {label}"] = ests
-            marker = {"out_at_T": "o", "failed": "s"}[attr] if adv == "stopping" else "^"
-            _plot_curve(ax, Ms, ests, f"{fam}: {label}", marker=marker, ls=ls)
+        curves = {lab: [] for lab in labels}
+        for M in Ms:
+            a, b = _mc(["out_at_T", "failed"], "reduced", M, Tb, n, seed, k, columns=fam,
+                       adversary="stopping")
+            c, = _mc(["out_at_T"], "reduced", M, Tb, n, seed, k + 1, columns=fam)
+            k += 2
+            curves[labels[0]].append(a)
+            curves[labels[1]].append(b)
+            curves[labels[2]].append(c)
+        for lab, marker in zip(labels, ("o", "s", "^")):
+            data["curves"][f"{fam}: {lab}"] = curves[lab]
+            _plot_curve(ax, Ms, curves[lab], f"{fam}: {lab}", marker=marker, ls=ls,
+                        ms=5 if marker == "o" else 3)
     dg = [float(fixed_vector_jl_failure_bound(M, EPS)) for M in Ms]
     data["dasgupta_gupta_bound"] = dg
     ax.plot(Ms, dg, "k:", lw=1.2, label="fixed-vector JL bound (Dasgupta–Gupta)")
     ax.set(xscale="log", yscale="log", xlabel="sketch dimension M", ylabel="failure probability",
-           title=f"stopping adversary vs fixed design, ε = {EPS}, T = {Tb}")
+           title=f"stopping adversary vs fixed design, ε = {EPS}, T = {Tb}", ylim=(1e-3, 1.5))
     ax.legend(loc="lower left", fontsize=6)
     return fig, data
 
@@ -111,7 +128,7 @@ def fixed_vs_uniform(*, quick: bool, seed: int):
 def tails(*, quick: bool, seed: int):
     Ms = [32, 64, 128] if quick else [32, 48, 64, 96, 128, 192]
     n_red = 2_000 if quick else 200_000
-    n_full = 200 if quick else 20_000
+    n_full = 200 if quick else 10_000
     fams = ("sphere", "gaussian", "rademacher", "onehot", "sparse")
     fig, ax = new_figure()
     data = {"eps": EPS, "T": T, "M": Ms, "adversary": "constant", "curves": {}}
@@ -120,12 +137,10 @@ def tails(*, quick: bool, seed: int):
         ests = []
         for M in Ms:
             if fam in ("sphere", "gaussian"):
-                ps = simulate_reduced(M, EPS, T, n_red, _rng(seed, k), columns=fam)
-                n = n_red
+                ests.append(_mc(["failed"], "reduced", M, T, n_red, seed, k, columns=fam)[0])
             else:
-                ps = simulate_full(M, EPS, T, n_full, _rng(seed, k), columns=fam)
-                n = n_full
-            ests.append(_estimate(ps.failed.sum(), n))
+                ests.append(_mc(["failed"], "full", M, T, n_full, seed, k, chunk=1_000,
+                                columns=fam)[0])
             k += 1
         label = fam + (" (outside assumptions)" if fam == "onehot" else "")
         if fam == "sparse":
@@ -134,7 +149,8 @@ def tails(*, quick: bool, seed: int):
         _plot_curve(ax, Ms, ests, label, ls="--" if fam == "onehot" else "-")
     ax.set(xscale="log", yscale="log", xlabel="sketch dimension M",
            ylabel="P(ratio leaves the band at some t ≤ T)",
-           title=f"tails by column family, constant design, ε = {EPS}, T = {T}")
+           ylim=(1e-3 if quick else 1e-4, 1.0),
+           title=f"tails by column family, ε = {EPS}, T = {T}")
     ax.legend(loc="lower left")
     return fig, data
 
@@ -142,8 +158,8 @@ def tails(*, quick: bool, seed: int):
 @figure("seqproj_required_M")
 def required_M(*, quick: bool, seed: int):
     Ts = np.array([10, 30, 100, 300, 1000, 3000, 10_000])
-    T_emp = [10, 30, 100, 300] if quick else [10, 30, 100, 300, 1000, 3000]
-    trials = 2_000 if quick else 40_000
+    T_emp = [10, 30, 100, 300] if quick else [10, 30, 100, 300, 1000]
+    trials = 2_000 if quick else 20_000
     seq = sequential_jl_min_dim(EPS, DELTA, Ts)
     uni = union_bound_jl_min_dim(EPS, DELTA, Ts)
     skl = sklearn_jl_min_dim(Ts, EPS)
@@ -158,7 +174,7 @@ def required_M(*, quick: bool, seed: int):
     hi = np.array([e.M_hi for e in emp])
     ax.errorbar(T_emp, est, yerr=[est - lo, hi - est], fmt="D-", color="C3", capsize=2,
                 label="empirical M* (sphere, constant design)")
-    ax.set(xscale="log", yscale="log", xlabel="horizon T", ylabel="required M",
+    ax.set(xscale="log", yscale="log", xlabel="horizon T", ylabel="required M", ylim=(20, 1.5e4),
            title=f"required dimension, ε = {EPS}, δ = {DELTA}")
     ax.legend(loc="upper left")
     data = {"eps": EPS, "delta": DELTA, "T": Ts, "sequential": seq, "union_bound": uni,

@@ -297,6 +297,11 @@ def optimal_token_baseline_advantage(token_rewards, response_mask, group_ids, lo
     checked where ``m = 1`` only, since padding positions often hold
     placeholders; NaN/inf are refused everywhere.
 
+    The kernel forms ``G_t = R − Σ_{k<t} m_k r_k`` in a forward pass (the same
+    partial sums as ``R``, so ``G_0 = R`` and ``G_t = 0`` after the last valid
+    token exactly); it equals the reverse cumulative sum of the implementation
+    up to rounding of order ``ε Σ|r|``.
+
     Source: veRL ``compute_optimal_token_baseline_advantage`` (CONFIRMED from
     code); spec ``baselines.md`` §3.
     """

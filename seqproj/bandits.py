@@ -38,7 +38,7 @@ from numba import njit
 
 from proofs_check.validate import as_generator, check_choice, check_int, check_real
 
-from .ensemble import haar_rows
+from .ensemble import _single_threaded_blas, haar_rows
 from .index_families import (INDEX_FAMILIES, PERTURBATION_FAMILIES, sample_index,
                              sample_perturbation, sample_rows)
 
@@ -474,62 +474,6 @@ def simulate_reference(env, agent, T, rng) -> np.ndarray:
 # ---------------------------------------------------------------------------
 # runner and result
 # ---------------------------------------------------------------------------
-
-# ---------------------------------------------------------------------------
-# BLAS threads: the simulator's matrices are small; OpenBLAS's worker threads
-# only spin, and on a loaded machine they slow a repetition down 10–50× (measured
-# on the 2-core CI box).  Chunks are parallelised by the executor instead.
-# ---------------------------------------------------------------------------
-
-def _openblas_handles():
-    import ctypes
-
-    try:
-        with open("/proc/self/maps") as fh:
-            paths = {ln.split()[-1] for ln in fh if "openblas" in ln.lower() and ".so" in ln}
-    except OSError:
-        return None
-    for path in sorted(paths):
-        try:
-            lib = ctypes.CDLL(path)
-        except OSError:
-            continue
-        for suffix in ("64_", "", "_64"):
-            for stem in ("scipy_openblas_", "openblas_"):
-                try:
-                    get = getattr(lib, f"{stem}get_num_threads{suffix}")
-                    set_ = getattr(lib, f"{stem}set_num_threads{suffix}")
-                except AttributeError:
-                    continue
-                get.restype = ctypes.c_int
-                set_.argtypes = [ctypes.c_int]
-                return get, set_
-    return None
-
-
-_BLAS = []
-
-
-class _single_threaded_blas:
-    """Context manager: OpenBLAS (if found) runs single-threaded inside; no-op otherwise."""
-
-    def __enter__(self):
-        if not _BLAS:
-            _BLAS.append(_openblas_handles())
-        h = _BLAS[0]
-        self._old = None
-        if h is not None:
-            self._old = int(h[0]())
-            if self._old != 1:
-                h[1](1)
-        return self
-
-    def __exit__(self, *exc):
-        h = _BLAS[0]
-        if h is not None and self._old is not None and self._old != 1:
-            h[1](self._old)
-        return False
-
 
 
 def _bandit_chunk(env, agents, T, rng, n):

@@ -298,7 +298,7 @@ def _detect_unnormalised(rng, n_cases):
     lhs, rhs = [], []
     for _ in range(n_cases):
         d = int(rng.integers(2, 9))
-        M = int(rng.integers(4, 9)) * d
+        M = max(16, int(rng.integers(4, 9)) * d)
         bad = _adaptive_state(rng, d, M, 100, perturbation_scale=math.sqrt(M))
         good = _adaptive_state(rng, d, M, 100)
         lhs += [_has(bad.diagnose(), "I instead of I/M"), _has(good.diagnose(), "I instead of I/M")]
@@ -371,7 +371,7 @@ register(IdentityClaim(
     id="ensemble.failure.unnormalised_perturbation",
     statement="perturbations N(0, I) instead of N(0, I/M) make A Aᵀ ≈ M Σ; diagnose_factor says so, "
               "and stays silent on the correct update",
-    source=f"{SPEC} §4.3", label="DERIVED", params={"d": "2..8", "M": "4d..8d", "T": 100},
+    source=f"{SPEC} §4.3", label="DERIVED", params={"d": "2..8", "M": "max(16, 4d..8d)", "T": 100},
     fn=_detect_unnormalised, tol=0.5, tol_mode="absolute", chunk_size=10, default_budget=40,
     quick_budget=10, notes=_FLAG))
 

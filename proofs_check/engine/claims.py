@@ -303,7 +303,8 @@ class ScalingClaim(Claim):
     ``x`` is the grid; ``fn(rng, n)`` returns an ``(n, len(x))`` array of ``n``
     independent replicates of the quantity on the grid (one replicate suffices
     for a deterministic quantity).  The exponent is the least-squares slope of
-    ``log y`` on ``log x`` over the replicate means (``fit_from`` drops small x);
+    ``log y`` on ``log x`` over the replicate means (choose the grid to cover
+    the asymptotic regime);
     its interval is a t-interval over per-replicate slopes (several replicates)
     or the OLS interval (one replicate).
     """

@@ -4,7 +4,8 @@ import pytest
 
 from paper_figs import build, figures
 
-NAMES = ["baselines_variance_vs_horizon", "baselines_group_size_sweep", "baselines_logit_update_norm",
+NAMES = ["baselines_variance_vs_horizon", "baselines_group_size_sweep", "baselines_group_size_sweep_eos",
+         "baselines_logit_update_norm",
          "baselines_approx_error", "baselines_dapo_accumulation"]
 
 

@@ -77,3 +77,33 @@ def test_task_validation():
         CountTask(V=3, T=5, n_prompts=4)
     with pytest.raises(ValueError):
         CountTask(V=3, T=5, threshold=6)
+
+
+def test_eos_variant_exact_return_and_masks():
+    task = CountTask(V=3, T=10, n_prompts=2, threshold=3, eos=True, eos_logit=-1.0)
+    g = np.random.default_rng(8)
+    theta = task.initial_theta() + 0.3 * g.normal(size=(task.n_states, 3))
+    J = exact_return(theta, task)
+    n = 40_000
+    b = sample_batch(theta, task, np.repeat([0, 1], n // 2), g)
+    ci = stats.binomtest(int(b["reward"].sum()), n).proportion_ci(0.999)  # false-alarm rate 1e-3
+    assert ci.low <= J <= ci.high
+    m = b["mask"]
+    # the mask is a prefix ending at the first EOS (inclusive) or at T
+    assert np.all(np.diff(m, axis=1) <= 0)
+    first_eos = np.argmax(b["tokens"] == task.eos_token, axis=1)
+    has_eos = (b["tokens"] == task.eos_token).any(axis=1)
+    np.testing.assert_array_equal(b["lengths"][has_eos], first_eos[has_eos] + 1)
+    assert np.all(b["lengths"][~has_eos] == task.T)
+    small = {k: (v[:64] if isinstance(v, np.ndarray) else v) for k, v in b.items()}
+    gid = np.repeat(np.arange(16), 4)
+    for kind in TOY_KINDS:
+        A = advantages(kind, small, gid)
+        assert np.all(A[small["mask"] == 0] == 0)
+        # at t = 0 the reward-to-go is R for every baseline, so A_0 = R − B_0
+        if kind == "none":
+            np.testing.assert_array_equal(A[:, 0], small["reward"])
+    with pytest.raises(ValueError, match="eos_logit"):
+        CountTask(eos=False, eos_logit=-1.0)
+    with pytest.raises(ValueError):
+        CountTask(V=3, n_prompts=3, eos=True)

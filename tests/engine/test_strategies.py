@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from proofs_check.strategies import (inequality_test, logits, policy_pairs, probability_pairs,
                                      probability_vectors, tabular_policies)
@@ -39,6 +40,8 @@ def test_strategies_produce_valid_objects(p, z, pol, pair):
     assert [a.shape for a in mu] == [b.shape for b in pi]
 
 
-def test_min_prob_validation():
+@settings(max_examples=5)
+@given(st.data())
+def test_min_prob_validation(data):
     with pytest.raises(ValueError, match="min_prob"):
-        probability_vectors(4, min_prob=0.5).example()
+        data.draw(probability_vectors(4, min_prob=0.5))

@@ -3,7 +3,6 @@
 Each KS test runs at level 1e-3; with 16 seeded tests the family-wise false-alarm
 rate is below 2 %.  Seeds are fixed, so the outcome is deterministic.
 """
-import numpy as np
 import pytest
 from scipy import stats
 

@@ -6,7 +6,6 @@ test at about 0.3 % per comparison.  Seeds are fixed.
 """
 import math
 
-import numpy as np
 import pytest
 
 import seqproj

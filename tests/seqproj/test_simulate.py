@@ -1,5 +1,4 @@
 """Simulators: kernel == reference bit for bit, the protocol itself, refusals, bad input."""
-import math
 
 import numpy as np
 import pytest
@@ -167,3 +166,12 @@ def test_counter_chisq_numba_equals_numpy_and_has_right_law(M):
     nb = np.array([_chisq(k, np.uint64(7), d, c) for k in keys])
     assert np.array_equal(ref, nb)
     assert stats.kstest(ref, "chi2", args=(M - 1,)).pvalue > 1e-3
+
+
+def test_null_vector_is_orthogonal_to_columns():
+    from seqproj.simulate import _null_vector
+    rng = np.random.default_rng(0)
+    Z = rng.standard_normal((50, 40))
+    x = _null_vector(Z, rng.standard_normal(50))
+    assert np.abs(Z.T @ x).max() < 1e-10 * np.linalg.norm(x) * 50
+    assert np.linalg.norm(x) > 0.1
