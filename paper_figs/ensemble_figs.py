@@ -70,11 +70,13 @@ def tracking_vs_m(*, quick: bool, seed: int):
                     marker=mk, capsize=2, label=f"{init} start (median, IQR)")
     mm = np.geomspace(ms[0], ms[-1], 50)
     ax.plot(mm, 2 * np.sqrt(d / mm), "k--", lw=1, label=r"$2\sqrt{d/M}$")
+    ax.plot(mm, 2 * np.sqrt(d / mm) + d / mm, "k:", lw=1,
+            label=r"$2\sqrt{d/M}+d/M$ (Marchenko–Pastur edge)")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("ensemble size M")
     ax.set_ylabel(r"$\sup_{t\leq T}\|\Sigma_t^{-1/2}A_tA_t^\top\Sigma_t^{-1/2}-I\|$")
-    ax.set_title(f"covariance tracking, d = {d}, K = 100 unit arms, T = {T}")
+    ax.set_title(f"d = {d}, K = 100 unit arms, T = {T}")
     ax.legend()
     return fig, data
 

@@ -58,7 +58,8 @@ def _plot_curve(ax, xs, ests, label, marker="o", **kw):
     hi = np.array([e["ci"][1] for e in ests])
     shown = p > 0
     line, = ax.plot(np.asarray(xs)[shown], p[shown], marker=marker, label=label, **kw)
-    ax.fill_between(xs, np.maximum(lo, 1e-7), hi, color=line.get_color(), alpha=0.15, lw=0)
+    xs_arr = np.asarray(xs)
+    ax.fill_between(xs_arr[shown], lo[shown], hi[shown], color=line.get_color(), alpha=0.15, lw=0)
     # zero counts: the upper end of the interval, as a downward triangle
     if (~shown).any():
         ax.plot(np.asarray(xs)[~shown], hi[~shown], "v", color=line.get_color(), ms=3)
@@ -86,7 +87,7 @@ def failure_vs_M(*, quick: bool, seed: int):
     ax.axvline(M_th, color="C7", ls=":", lw=1.0, label=f"theorem's M = {M_th}")
     ax.set(xscale="log", yscale="log", xlabel="sketch dimension M",
            ylabel="P(ratio leaves [1−ε, 1+ε] at some t ≤ T)", ylim=(1e-6 if not quick else 1e-3, 1.0),
-           title=f"sphere columns, ε = {EPS}, T = {T} (▼: 0 events, CP upper end)")
+           title=f"sphere columns, ε = {EPS}, T = {T} (▼: 0 events, CI top)")
     ax.legend(loc="lower left", ncol=2)
     return fig, data
 

@@ -19,7 +19,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+
+from proofs_check.engine.claims import to_jsonable  # noqa: E402
 
 __all__ = ["STYLE", "style", "figure", "FIGURES", "save_figure", "new_figure"]
 
@@ -76,18 +77,6 @@ def new_figure(ncols: int = 1, nrows: int = 1, **kw):
                             **kw)
 
 
-def _plain(v):
-    if isinstance(v, dict):
-        return {str(k): _plain(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [_plain(x) for x in v]
-    if isinstance(v, np.ndarray):
-        return _plain(v.tolist())
-    if isinstance(v, np.generic):
-        return v.item()
-    return v
-
-
 def save_figure(fig, name: str, data: dict, outdir: str | os.PathLike) -> list[Path]:
     """Write ``NAME.pdf``, ``NAME.png`` and ``NAME.json`` into ``outdir``.
 
@@ -101,6 +90,6 @@ def save_figure(fig, name: str, data: dict, outdir: str | os.PathLike) -> list[P
         fig.savefig(paths[0], metadata={"CreationDate": None, "ModDate": None,
                                         "Producer": "theorycheck", "Creator": "theorycheck"})
         fig.savefig(paths[1], metadata={"Software": None})
-    paths[2].write_text(json.dumps(_plain(data), indent=1, sort_keys=True) + "\n")
+    paths[2].write_text(json.dumps(to_jsonable(data), indent=1, sort_keys=True) + "\n")
     plt.close(fig)
     return paths

@@ -25,26 +25,19 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"theorycheck: error: {message}\n")
 
 
-def _positive_int(name):
+def _int_arg(name, lo):
+    """argparse type: an integer ≥ ``lo`` named ``name`` in its error message."""
+    what = "a positive integer" if lo == 1 else "a non-negative integer"
+
     def conv(text):
         try:
             v = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a positive integer, got {text!r}") from None
-        if v < 1:
-            raise argparse.ArgumentTypeError(f"{name} must be a positive integer, got {v}")
+            raise argparse.ArgumentTypeError(f"{name} must be {what}, got {text!r}") from None
+        if v < lo:
+            raise argparse.ArgumentTypeError(f"{name} must be {what}, got {v}")
         return v
     return conv
-
-
-def _nonneg_int(text):
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--seed must be a non-negative integer, got {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"--seed must be a non-negative integer, got {v}")
-    return v
 
 
 def _alpha(text):
@@ -68,18 +61,18 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--json", action="store_true", help="one JSON object per line per claim")
 
     def run_opts(q, quick_help):
-        q.add_argument("--seed", type=_nonneg_int, default=0, help="root seed (default 0)")
+        q.add_argument("--seed", type=_int_arg("--seed", 0), default=0, help="root seed (default 0)")
         q.add_argument("--alpha", type=_alpha, default=0.01, help="error level of verdicts, in (0,1) (default 0.01)")
         q.add_argument("--executor", choices=EXECUTORS, default=None,
                        help="where chunks run (default serial; dask if --scheduler)")
-        q.add_argument("--workers", type=_positive_int("--workers"), default=None,
+        q.add_argument("--workers", type=_int_arg("--workers", 1), default=None,
                        help="parallel workers (default: all cores)")
         q.add_argument("--scheduler", default=None, help="Dask scheduler address, e.g. tcp://host:8786")
         q.add_argument("--quick", action="store_true", help=quick_help)
 
     q = sub.add_parser("verify", help="verify claims and print verdicts")
     q.add_argument("target", help="claim id, dotted prefix (e.g. seqproj) or glob")
-    q.add_argument("--budget", type=_positive_int("--budget"), default=None,
+    q.add_argument("--budget", type=_int_arg("--budget", 1), default=None,
                    help="units of work per claim (trials, cases, evaluations, replicates)")
     run_opts(q, "use each claim's small quick budget")
     q.add_argument("--out", default="theorycheck-results",
@@ -94,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("pattern", nargs="?", help="figure name or glob")
     q.add_argument("--out", default="figures", help="output folder (default figures)")
     q.add_argument("--quick", action="store_true", help="small, fast versions")
-    q.add_argument("--seed", type=_nonneg_int, default=0)
+    q.add_argument("--seed", type=_int_arg("--seed", 0), default=0)
 
     q = sub.add_parser("report", help="verify every claim and build every figure into a markdown report")
     run_opts(q, "quick budgets and quick figures (a few minutes)")

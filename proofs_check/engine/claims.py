@@ -39,6 +39,7 @@ from typing import Any, Callable, ClassVar, Mapping, Sequence
 import numpy as np
 
 __all__ = [
+    "to_jsonable",
     "KINDS",
     "LABELS",
     "Claim",
@@ -53,14 +54,14 @@ KINDS = ("identity", "inequality", "probability", "scaling", "comparison")
 LABELS = ("CONFIRMED", "DERIVED", "RECONSTRUCTED", "OPEN")
 
 
-def _jsonable(value: Any) -> Any:
+def to_jsonable(value: Any) -> Any:
     """Convert numpy scalars/arrays and tuples into plain JSON types."""
     if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): to_jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
+        return [to_jsonable(v) for v in value]
     if isinstance(value, np.ndarray):
-        return _jsonable(value.tolist())
+        return to_jsonable(value.tolist())
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, float) and not math.isfinite(value):
@@ -124,7 +125,7 @@ class Claim:
     def fingerprint(self) -> str:
         """Hash of everything that determines chunk statistics (not budgets)."""
         payload = json.dumps(
-            {"id": self.id, "kind": self.kind, "params": _jsonable(dict(self.params)),
+            {"id": self.id, "kind": self.kind, "params": to_jsonable(dict(self.params)),
              "chunk_size": int(self.chunk_size), **self._fingerprint_extra()},
             sort_keys=True,
         )
@@ -144,7 +145,7 @@ class Claim:
             "source": self.source,
             "label": self.label,
             "statement": self.statement,
-            "params": _jsonable(dict(self.params)),
+            "params": to_jsonable(dict(self.params)),
         }
 
 

@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from .claims import _jsonable
+from .claims import to_jsonable
 
 __all__ = ["VERDICTS", "Result", "ProbabilityResult", "IdentityResult", "InequalityResult",
            "ScalingResult", "ComparisonResult"]
@@ -15,7 +15,7 @@ __all__ = ["VERDICTS", "Result", "ProbabilityResult", "IdentityResult", "Inequal
 VERDICTS = ("holds", "refuted", "inconclusive")
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False)
 class Result:
     """Fields every verdict carries."""
 
@@ -36,7 +36,7 @@ class Result:
     def to_dict(self) -> dict:
         """Plain-JSON dict (``claim``, ``kind``, ``verdict``, ... first)."""
         d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        return _jsonable(d)
+        return to_jsonable(d)
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), sort_keys=False)
@@ -55,7 +55,7 @@ def _fmt(x: float) -> str:
     return f"{x:.4g}"
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False)
 class ProbabilityResult(Result):
     """``P(event) ≤ delta``: counts, estimate, exact interval, e-values."""
 
@@ -79,7 +79,7 @@ class ProbabilityResult(Result):
                 f" ({self.events}/{self.trials}){more}")
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False)
 class IdentityResult(Result):
     """``lhs = rhs``: worst errors over the cases, and the symbolic proof."""
 
@@ -95,7 +95,7 @@ class IdentityResult(Result):
         return f"max err {_fmt(self.max_abs_error)} ({self.tol_mode} {_fmt(self.max_scaled_error)} ≤ {self.tol:g}?) over {self.cases} cases{proof}"
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False)
 class InequalityResult(Result):
     """``lhs ≤ rhs``: the tightest point found and how it was confirmed."""
 
@@ -111,7 +111,7 @@ class InequalityResult(Result):
         return f"max lhs/rhs={_fmt(self.worst_ratio)} over {self.evaluations} evaluations"
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False)
 class ScalingResult(Result):
     """``y ∝ x^a``: the fitted exponent, its interval and the data."""
 
@@ -129,7 +129,7 @@ class ScalingResult(Result):
                 f" vs [{_fmt(self.exponent_lo)}, {_fmt(self.exponent_hi)}] ({self.replicates} replicates)")
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False)
 class ComparisonResult(Result):
     """Paired comparison: mean difference and its t-interval."""
 

@@ -130,8 +130,8 @@ def _probability(claim: ProbabilityClaim, prefix, alpha, method, n_chunks, commo
     n = len(prefix) * claim.chunk_size
     delta = float(claim.delta)
     ci = stats.clopper_pearson(k, n, alpha)
-    le_b = stats.log_e_below(k, n, delta)
-    le_a = stats.log_e_above(k, n, delta)
+    le_b = float(stats.log_e_below(k, n, delta))
+    le_a = float(stats.log_e_above(k, n, delta))
     if method == "anytime":
         verdict = stats.anytime_decision(k, n, delta, alpha) or "inconclusive"
     else:

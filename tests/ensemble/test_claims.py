@@ -65,7 +65,7 @@ def test_sweep_cache_is_transparent():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("cid", ["ensemble.tracking.decay_in_M", "ensemble.tracking.flat_in_d",
+@pytest.mark.parametrize("cid", ["ensemble.tracking.decay_in_M", "ensemble.tracking.flat_in_T",
                                  "ensemble.failure.one_hot_small_m"])
 def test_slow_claims_decide(cid):
     r = proofs_check.verify(cid)
