@@ -15,7 +15,7 @@ played arm.  Compared in one run, at d ∈ {50, 100, 200, 400}, K = 1000:
 
 All methods run with single-threaded BLAS (multi-threaded OpenBLAS on a loaded
 2-core machine made single timings swing by 100×).  Prints per-round times
-(minimum of 5 timed blocks), ratios to Ensemble++, and
+(minimum of 5 timed blocks, and the median/min spread as the uncertainty), ratios to Ensemble++, and
 the least-squares exponent of time vs d for each method.  Usage:
 ``python bench/ensemble_step.py [--quick]``.
 """
@@ -30,7 +30,8 @@ from scipy.linalg import solve_triangular
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1]))
 
-from seqproj.bandits import _single_threaded_blas, chol_rank1_update  # noqa: E402
+from proofs_check.engine.blas import single_threaded_blas  # noqa: E402
+from seqproj.bandits import chol_rank1_update  # noqa: E402
 from seqproj.ensemble import LinearEnsemblePP  # noqa: E402
 
 
@@ -91,7 +92,8 @@ def timed(fn, *args, target=0.2, reps=5):
     """Minimum over ``reps`` timed blocks (the least disturbed by other jobs)."""
     per = fn(*args, 3)                        # warm-up (and numba compile)
     rounds = max(5, int(target / max(per, 1e-6)))
-    return float(np.min([fn(*args, rounds) for _ in range(reps)]))
+    blocks = [fn(*args, rounds) for _ in range(reps)]
+    return float(np.min(blocks)), float(np.median(blocks))
 
 
 def main(quick=False):
@@ -103,11 +105,15 @@ def main(quick=False):
           "machine shared with other jobs")
     names = ("ensemble++", "ts-refactor", "ts-mvn", "ts-rank1")
     res = {n: [] for n in names}
+    med = {n: [] for n in names}
     for d in ds:
-        res["ensemble++"].append(timed(run_epp, d, K, logT * d))
-        res["ts-refactor"].append(timed(run_ts_refactor, d, K))
-        res["ts-mvn"].append(timed(lambda dd, kk, r: run_ts_refactor(dd, kk, r, mvn=True), d, K))
-        res["ts-rank1"].append(timed(run_ts_rank1, d, K))
+        for n, fn, args in (("ensemble++", run_epp, (d, K, logT * d)),
+                            ("ts-refactor", run_ts_refactor, (d, K)),
+                            ("ts-mvn", lambda dd, kk, r: run_ts_refactor(dd, kk, r, mvn=True), (d, K)),
+                            ("ts-rank1", run_ts_rank1, (d, K))):
+            lo, mid = timed(fn, *args)
+            res[n].append(lo)
+            med[n].append(mid)
     hdr = f"{'d':>5} " + " ".join(f"{n + ' [ms]':>16}" for n in names) + \
         f" {'refactor/E++':>13} {'mvn/E++':>9} {'rank1/E++':>10}"
     print(hdr)
@@ -116,6 +122,9 @@ def main(quick=False):
         print(f"{d:>5} " + " ".join(f"{1e3 * res[n][i]:>16.4f}" for n in names)
               + f" {res['ts-refactor'][i] / e:>13.2f} {res['ts-mvn'][i] / e:>9.2f}"
               + f" {res['ts-rank1'][i] / e:>10.2f}")
+    print("spread (median/min of the 5 blocks; load from other jobs): "
+          + "; ".join(f"{n} " + ", ".join(f"{m / l:.2f}" for m, l in zip(med[n], res[n]))
+                      for n in names))
     lx = np.log(np.asarray(ds, float))
     print("fitted exponent of time vs d (least squares on log–log, all d; last two d):")
     for n in names:
@@ -127,5 +136,5 @@ def main(quick=False):
 
 
 if __name__ == "__main__":
-    with _single_threaded_blas():
+    with single_threaded_blas():
         main(quick="--quick" in sys.argv)

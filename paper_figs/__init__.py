@@ -26,11 +26,7 @@ FIGURE_MODULES = (
 def figures(pattern: str | None = None) -> dict:
     """Registered figure builders (name -> function), optionally glob-filtered."""
     for mod in FIGURE_MODULES:
-        try:
-            importlib.import_module(mod)
-        except ModuleNotFoundError as exc:  # TEMPORARY while topics are being written
-            if exc.name != mod:
-                raise
+        importlib.import_module(mod)
     names = sorted(FIGURES)
     if pattern:
         names = [n for n in names if fnmatch.fnmatchcase(n, pattern) or n.startswith(pattern)]

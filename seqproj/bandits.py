@@ -38,7 +38,9 @@ from numba import njit
 
 from proofs_check.validate import as_generator, check_choice, check_int, check_real
 
-from .ensemble import _single_threaded_blas, haar_rows
+from proofs_check.engine.blas import single_threaded_blas
+
+from .ensemble import haar_rows
 from .index_families import (INDEX_FAMILIES, PERTURBATION_FAMILIES, sample_index,
                              sample_perturbation, sample_rows)
 
@@ -341,7 +343,6 @@ def simulate_repetition(env, agents, T, rng) -> np.ndarray:
     ucb_v = {i: s0[i] * np.einsum("kd,kd->k", X, X) for i in ucb} if env.kind == "finite" else {}
     regret = np.empty((C, T))
     th = np.empty((C, d))
-    rows = np.arange(C)
     Xtheta = X @ theta if X is not None else None
     best_fixed = float(Xtheta.max()) if X is not None else float(np.linalg.norm(theta))
     for t in range(T):
@@ -413,7 +414,6 @@ def simulate_repetition(env, agents, T, rng) -> np.ndarray:
             ucb_logdet[i] += math.log(c[i] / sig[i] ** 2)
             if env.kind == "finite":
                 ucb_v[i] -= (X @ g[i]) ** 2 / c[i]
-    _ = rows
     return regret
 
 
@@ -479,7 +479,7 @@ def simulate_reference(env, agent, T, rng) -> np.ndarray:
 def _bandit_chunk(env, agents, T, rng, n):
     """``n`` repetitions: cumulative regret, shape ``(n, n_agents, T)``."""
     out = np.empty((n, len(agents), T))
-    with _single_threaded_blas():
+    with single_threaded_blas():
         for r in range(n):
             out[r] = np.cumsum(simulate_repetition(env, agents, T, rng), axis=1)
     return out

@@ -42,75 +42,14 @@ from scipy.linalg import blas as _blas
 from proofs_check.validate import (as_generator, check_choice, check_finite_array, check_int,
                                    check_real)
 
+from proofs_check.engine.blas import single_threaded_blas
+
 from .index_families import (INDEX_FAMILIES, PERTURBATION_FAMILIES, sample_index,
                              sample_perturbation, sample_rows)
 
 __all__ = ["LinearEnsemblePP", "LinearHypermodel", "FactorDiagnosis", "diagnose_factor",
            "tracking_error", "ridge_posterior", "ensemble_sampling_members", "haar_rows",
            "checked_cholesky", "anticoncentration", "sup_tracking_error"]
-
-
-# ---------------------------------------------------------------------------
-# BLAS threads: the simulator's matrices are small; OpenBLAS's worker threads
-# only spin, and on a loaded machine they slow a repetition down 10–50× (measured
-# on the 2-core CI box).  Chunks are parallelised by the executor instead.
-# ---------------------------------------------------------------------------
-
-def _openblas_handles():
-    """(get, set) thread-count functions of every OpenBLAS loaded in this process
-    (NumPy and SciPy each bundle their own)."""
-    import ctypes
-
-    try:
-        with open("/proc/self/maps") as fh:
-            paths = {ln.split()[-1] for ln in fh if "openblas" in ln.lower() and ".so" in ln}
-    except OSError:
-        return []
-    out = []
-    for path in sorted(paths):
-        try:
-            lib = ctypes.CDLL(path)
-        except OSError:
-            continue
-        found = None
-        for suffix in ("64_", "", "_64"):
-            for stem in ("scipy_openblas_", "openblas_"):
-                try:
-                    get = getattr(lib, f"{stem}get_num_threads{suffix}")
-                    set_ = getattr(lib, f"{stem}set_num_threads{suffix}")
-                except AttributeError:
-                    continue
-                get.restype = ctypes.c_int
-                set_.argtypes = [ctypes.c_int]
-                found = (get, set_)
-                break
-            if found:
-                break
-        if found:
-            out.append(found)
-    return out
-
-
-class _single_threaded_blas:
-    """Context manager: every loaded OpenBLAS runs single-threaded inside (restored on
-    exit); a no-op where OpenBLAS is not found (other BLAS, other OS)."""
-
-    def __enter__(self):
-        import scipy.linalg  # noqa: F401  (load SciPy's own OpenBLAS before scanning)
-
-        self._saved = []
-        for get, set_ in _openblas_handles():
-            old = int(get())
-            if old != 1:
-                set_(1)
-            self._saved.append((set_, old))
-        return self
-
-    def __exit__(self, *exc):
-        for set_, old in self._saved:
-            if old != 1:
-                set_(old)
-        return False
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -700,7 +639,7 @@ def sup_tracking_error(d, M, T, rng, *, K=100, index="gaussian", perturbation="g
     every = check_int("every", every, lo=1)
     check_choice("play", play, ("agent", "lookahead"))
     rng = as_generator(rng)
-    with _single_threaded_blas():
+    with single_threaded_blas():
         return _sup_tracking_error(d, M, T, rng, K, index, perturbation, init, prior_var, noise_sd,
                                    play, reuse_z, perturbation_scale, every)
 

@@ -10,6 +10,8 @@ completion never changes a run's totals.
 * ``threads`` suits ``nogil`` numba kernels and NumPy's bulk random draws,
   which release the GIL.
 * ``processes`` uses a ``forkserver`` pool (fork is unsafe after threads exist).
+* ``threads`` and ``processes`` run OpenBLAS single-threaded while they exist
+  (:mod:`.blas`): parallelism comes from chunks, not from BLAS.
 * ``dask`` uses ``distributed``: a local cluster with ``workers`` single-threaded
   worker processes by default, or the scheduler at ``scheduler`` to scale out.
 """
@@ -19,6 +21,8 @@ import concurrent.futures as cf
 import multiprocessing as mp
 import os
 from typing import Callable, Iterable, Iterator
+
+from .blas import limit_blas_threads, single_threaded_blas
 
 __all__ = ["EXECUTORS", "Executor", "SerialExecutor", "PoolExecutor", "DaskExecutor",
            "make_executor", "default_workers"]
@@ -73,11 +77,14 @@ class PoolExecutor(Executor):
     def __init__(self, kind: str, workers: int):
         self.name = kind
         self.workers = workers
+        self._blas = None
         if kind == "threads":
+            self._blas = single_threaded_blas().__enter__()
             self._pool = cf.ThreadPoolExecutor(max_workers=workers)
         else:
             method = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
-            self._pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context(method))
+            self._pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context(method),
+                                                initializer=limit_blas_threads)
 
     def imap(self, func, tasks, window):
         it = iter(tasks)
@@ -105,6 +112,9 @@ class PoolExecutor(Executor):
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
+        if self._blas is not None:
+            self._blas.__exit__(None, None, None)
+            self._blas = None
 
 
 class DaskExecutor(Executor):

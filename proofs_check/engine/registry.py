@@ -42,11 +42,7 @@ def _load_all() -> None:
     if _loaded:
         return
     for name in CLAIM_MODULES:
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as exc:  # TEMPORARY while topics are being written
-            if exc.name != name:
-                raise
+        importlib.import_module(name)
     _loaded = True
 
 

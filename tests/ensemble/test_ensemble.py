@@ -242,3 +242,24 @@ def test_one_hot_small_m_fails_anticoncentration():
 def test_diagnose_factor_bad_shapes():
     with pytest.raises(ValueError, match="Sigma"):
         diagnose_factor(np.eye(3), np.ones((2, 4)))
+
+
+def test_hypermodel_and_reference_bad_input():
+    with pytest.raises(ValueError, match="prior_factor"):
+        LinearHypermodel(3, 4, prior_factor=np.zeros((3, 5)))
+    hm = LinearHypermodel(3, 4, prior_factor=np.zeros((3, 4)))
+    with pytest.raises(ValueError, match="x"):
+        hm.add([1.0, 2.0], 0.0, np.zeros(4))
+    with pytest.raises(ValueError, match="z"):
+        hm.add([1.0, 2.0, 3.0], 0.0, np.zeros(3))
+    with pytest.raises(ValueError, match="NaN"):
+        hm.add([1.0, np.nan, 3.0], 0.0, np.zeros(4))
+    with pytest.raises(ValueError, match="n_indices"):
+        hm.fit(1, n_indices=0, rng=0)
+    with pytest.raises(ValueError, match="rows"):
+        ridge_posterior(np.ones((3, 2)), np.ones(4))
+    with pytest.raises(ValueError, match="noise_sd"):
+        ridge_posterior(np.ones((3, 2)), np.ones(3), noise_sd=0.0)
+    # an empty hypermodel fits to the prior (b = 0, W = 0)
+    hm.fit(5)
+    assert np.all(hm.W == 0) and np.all(hm.b == 0)
