@@ -37,7 +37,7 @@ def render_markdown(results, figure_names, *, seed, alpha, quick, elapsed_s) -> 
     ]
     for r in results:
         ev = r.summary().replace("|", "\\|")
-        note = " *(negative control)*" if "negative control" in (r.notes or "") else ""
+        note = " *(negative control)*" if "negative control" in (r.notes or "").lower() else ""
         lines.append(f"| `{r.claim}`{note} | {r.kind} | {r.label} | **{r.verdict}** | {ev} | {r.elapsed_s:.2f} |")
     lines += ["", "## Figures", ""]
     for name in figure_names:
