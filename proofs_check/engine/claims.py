@@ -28,6 +28,7 @@ executors can ship them.
 """
 from __future__ import annotations
 
+import abc
 import dataclasses
 import functools
 import hashlib
@@ -70,7 +71,7 @@ def to_jsonable(value: Any) -> Any:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Claim:
+class Claim(abc.ABC):
     """Fields shared by every claim.
 
     Parameters
@@ -134,8 +135,9 @@ class Claim:
     def _fingerprint_extra(self) -> dict:
         return {}
 
+    @abc.abstractmethod
     def chunk_task(self) -> Callable[[np.random.Generator, int], list]:
-        raise NotImplementedError(f"{type(self).__name__} is abstract; use a concrete claim kind")
+        """The picklable ``task(rng, n) -> list`` that runs one chunk."""
 
     def describe(self) -> dict:
         """Plain-JSON description used by ``theorycheck list``."""

@@ -17,6 +17,7 @@ completion never changes a run's totals.
 """
 from __future__ import annotations
 
+import abc
 import concurrent.futures as cf
 import multiprocessing as mp
 import os
@@ -38,15 +39,16 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-class Executor:
+class Executor(abc.ABC):
     """Base class; subclasses implement :meth:`imap`.  Use as a context manager."""
 
     name = "base"
     workers = 1
 
+    @abc.abstractmethod
     def imap(self, func: Callable, tasks: Iterable[tuple[int, tuple]], window: int
-             ) -> Iterator[tuple[int, object]]:  # pragma: no cover - abstract
-        raise NotImplementedError
+             ) -> Iterator[tuple[int, object]]:
+        """Yield ``(index, func(*args))`` for ``(index, args)`` in ``tasks``."""
 
     def close(self) -> None:
         pass
