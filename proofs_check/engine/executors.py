@@ -10,8 +10,9 @@ completion never changes a run's totals.
 * ``threads`` suits ``nogil`` numba kernels and NumPy's bulk random draws,
   which release the GIL.
 * ``processes`` uses a ``forkserver`` pool (fork is unsafe after threads exist).
-* ``threads`` and ``processes`` run OpenBLAS single-threaded while they exist
-  (:mod:`.blas`): parallelism comes from chunks, not from BLAS.
+* Every executor runs OpenBLAS single-threaded while chunks run (:mod:`.blas`):
+  parallelism comes from chunks, not from BLAS, and a multi-threaded BLAS
+  would sum in a different order, changing results in the last bits.
 * ``dask`` uses ``distributed``: a local cluster with ``workers`` single-threaded
   worker processes by default, or the scheduler at ``scheduler`` to scale out.
 """
@@ -69,8 +70,9 @@ class SerialExecutor(Executor):
     name = "serial"
 
     def imap(self, func, tasks, window):
-        for idx, args in tasks:
-            yield idx, func(*args)
+        with single_threaded_blas():   # same BLAS summation order as every other executor
+            for idx, args in tasks:
+                yield idx, func(*args)
 
 
 class PoolExecutor(Executor):

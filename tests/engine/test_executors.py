@@ -19,6 +19,16 @@ def _draws(rng, n):
     return rng.standard_normal(n).round(12).tolist()
 
 
+def _blas_sums(rng, n):
+    """Large enough for OpenBLAS to use threads if allowed: a multi-threaded
+    BLAS sums in another order and changes the last bits."""
+    out = []
+    for _ in range(n):
+        a = rng.standard_normal((300, 300))
+        out.append(float((a @ a @ a[:, 0]).sum()))
+    return out
+
+
 @pytest.fixture(scope="module", params=[("serial", 1), ("threads", 1), ("threads", 2),
                                         ("processes", 1), ("processes", 2), ("dask", 1), ("dask", 2)],
                 ids=lambda p: f"{p[0]}-{p[1]}")
@@ -53,6 +63,11 @@ def test_map_chunks_identical_on_every_executor(executor):
     ref = map_chunks(_draws, 1_050, chunk_size=100, seed=9)
     out = map_chunks(_draws, 1_050, chunk_size=100, seed=9, executor=executor)
     assert out == ref and len(out) == 11 and len(out[-1]) == 50
+
+
+def test_blas_results_bitwise_identical_on_every_executor(executor):
+    ref = map_chunks(_blas_sums, 6, chunk_size=2, seed=1)
+    assert map_chunks(_blas_sums, 6, chunk_size=2, seed=1, executor=executor) == ref
 
 
 def test_bad_executor_arguments():
