@@ -40,7 +40,8 @@ def check_int(name: str, value, *, lo: int | None = None, hi: int | None = None)
             raise TypeError(f"{name} must be an integer, got {value!r}")
     value = int(value)
     if (lo is not None and value < lo) or (hi is not None and value > hi):
-        rng = f"[{lo if lo is not None else '-inf'}, {hi if hi is not None else 'inf'}]"
+        rng = (f"{'[' if lo is not None else '('}{lo if lo is not None else '-inf'}, "
+               f"{hi if hi is not None else 'inf'}{']' if hi is not None else ')'}")
         raise ValueError(f"{name} must be an integer in {rng}, got {value}")
     return value
 
@@ -56,8 +57,8 @@ def check_real(name: str, value, *, lo: float | None = None, hi: float | None = 
     bad = ((lo is not None and (v < lo or (lo_open and v == lo)))
            or (hi is not None and (v > hi or (hi_open and v == hi))))
     if bad:
-        left = ("(" if lo_open else "[") + (f"{lo:g}" if lo is not None else "-inf")
-        right = (f"{hi:g}" if hi is not None else "inf") + (")" if hi_open else "]")
+        left = ("(" if lo_open or lo is None else "[") + (f"{lo:g}" if lo is not None else "-inf")
+        right = (f"{hi:g}" if hi is not None else "inf") + (")" if hi_open or hi is None else "]")
         raise ValueError(f"{name} must lie in {left}, {right}, got {value!r}")
     return v
 
