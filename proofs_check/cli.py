@@ -152,7 +152,6 @@ def _cmd_list(args) -> int:
 def _verify_many(selected, args, *, out, resume, method, quick, show_progress):
     from .engine import make_executor, verify_claim
 
-    results = []
     ex = make_executor(args.executor, args.workers, args.scheduler)
     try:
         with _progress(show_progress) as prog:
@@ -160,7 +159,6 @@ def _verify_many(selected, args, *, out, resume, method, quick, show_progress):
                 r = verify_claim(c, budget=getattr(args, "budget", None), seed=args.seed,
                                  alpha=args.alpha, executor=ex, quick=quick, out=out,
                                  resume=resume, method=method, progress=_tracker(prog, c.id))
-                results.append(r)
                 yield r
     finally:
         ex.close()

@@ -52,7 +52,7 @@ def search_chunk(sample, evaluate, project, step, random_fraction, rng, n):
     for _ in range(n_random):
         theta = np.asarray(sample(rng), dtype=float).ravel()
         pool.append((ev(theta), theta))
-    pool.sort(key=lambda t: -t[0] if not math.isnan(t[0]) else math.inf)
+    pool.sort(key=lambda t: -t[0])          # ev() maps NaN to -inf, so this is total
     starts = [t for t in pool[:3] if math.isfinite(t[0])]
     left = n - n_random
     for i, (r0, theta) in enumerate(starts):
