@@ -1,6 +1,6 @@
 """The ``theorycheck`` command line (also ``python -m proofs_check``).
 
-Commands: ``list``, ``verify``, ``figs``, ``report``.  Bad input prints one
+Commands: ``list``, ``verify``, ``figs``, ``report``, ``calibrate``.  Bad input prints one
 line naming the problem and exits with status 2; Ctrl-C keeps every finished
 chunk in the result file and exits with status 130.
 """
@@ -89,6 +89,10 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--quick", action="store_true", help="small, fast versions")
     q.add_argument("--seed", type=_int_arg("--seed", 0), default=0)
 
+    q = sub.add_parser("calibrate", help="measure the wrong-verdict rate of every claim kind on this machine",
+                       add_help=False)
+    q.add_argument("rest", nargs=argparse.REMAINDER, help="options of `theorycheck calibrate --help`")
+
     q = sub.add_parser("report", help="verify every claim and build every figure into a markdown report")
     run_opts(q, "quick budgets and quick figures (a few minutes)")
     q.add_argument("--out", default="theorycheck-report", help="report folder (default theorycheck-report)")
@@ -144,8 +148,8 @@ def _cmd_list(args) -> int:
         for c in found:
             print(json.dumps(c.describe(), ensure_ascii=False))
         return 0
-    _table(f"{len(found)} claims", ["claim", "kind", "label", "source", "statement"],
-           [(c.id, c.kind, c.label, c.source, c.statement) for c in found])
+    _table(f"{len(found)} claims", ["claim", "kind", "label", "role", "expected", "source", "statement"],
+           [(c.id, c.kind, c.label, c.role, c.expected or "—", c.source, c.statement) for c in found])
     return 0
 
 
@@ -176,10 +180,17 @@ def _cmd_verify(args) -> int:
         if args.json:
             print(json.dumps(r.to_dict(), ensure_ascii=False), flush=True)
         else:
-            rows.append((r.claim, r.kind, r.verdict, r.summary(), r.seed, f"{r.elapsed_s:.2f}"))
+            verdict = r.verdict if r.expected is None else (
+                f"{r.verdict} (as expected)" if r.as_expected else f"{r.verdict} (expected {r.expected})")
+            evidence = r.summary() + "".join(f"\n⚠ {w}" for w in r.warnings)
+            rows.append((r.claim, r.kind, verdict, r.guarantee, evidence, r.seed, f"{r.elapsed_s:.2f}"))
     if not args.json:
+        from .engine.results import GUARANTEES
+
         _table(f"verdicts (alpha={args.alpha}, results in {args.out}/)",
-               ["claim", "kind", "verdict", "evidence", "seed", "s"], rows)
+               ["claim", "kind", "verdict", "guarantee", "evidence", "seed", "s"], rows)
+        for g in sorted({row[3] for row in rows}):
+            print(f"  {GUARANTEES[g]}")
     return 0
 
 
@@ -203,7 +214,23 @@ def _cmd_report(args) -> int:
     return 0
 
 
+def _cmd_calibrate(rest) -> int:
+    """``theorycheck calibrate ...``: :func:`proofs_check.calibrate.main` with its own options."""
+    from .calibrate import main as calibrate_main
+
+    try:
+        return calibrate_main(rest)
+    except SystemExit as exc:              # argparse errors (exit 2) and --help (exit 0)
+        return int(exc.code or 0)
+    except KeyboardInterrupt:
+        print("theorycheck: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
 def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "calibrate":    # its options are its own (see proofs_check.calibrate)
+        return _cmd_calibrate(argv[1:])
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

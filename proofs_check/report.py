@@ -16,29 +16,53 @@ from pathlib import Path
 __all__ = ["write_report", "render_markdown"]
 
 
+def _row(r) -> str:
+    ev = r.summary().replace("|", "\\|")
+    warn = "".join(f"<br>⚠ {w}".replace("|", "\\|") for w in r.warnings)
+    return (f"| `{r.claim}` | {r.kind} | {r.label} | {r.role} | **{r.verdict}** | {r.guarantee} | "
+            f"{ev}{warn} | {r.elapsed_s:.2f} |")
+
+
 def render_markdown(results, figure_names, *, seed, alpha, quick, elapsed_s) -> str:
-    """The report text from result objects and the names of the built figures."""
+    """The report text from result objects and the names of the built figures.
+
+    Claims with an expected verdict that reach it are listed under "As
+    expected"; everything else — claims without an expected verdict, and
+    expected verdicts that were missed — under "Findings", first."""
+    from .engine.results import GUARANTEES
+
     counts = {v: sum(r.verdict == v for r in results) for v in ("holds", "refuted", "inconclusive")}
+    findings = [r for r in results if r.as_expected is not True]
+    missed = [r for r in results if r.as_expected is False]
+    expected = [r for r in results if r.as_expected is True]
     lines = [
         "# theorycheck report",
         "",
         f"Root seed {seed}, α = {alpha}, {'quick' if quick else 'default'} budgets; "
         f"{len(results)} claims: {counts['holds']} hold, {counts['refuted']} refuted, "
-        f"{counts['inconclusive']} inconclusive; {elapsed_s:.0f} s "
-        f"(Python {platform.python_version()}).",
+        f"{counts['inconclusive']} inconclusive; {len(expected)} reached their expected verdict, "
+        f"{len(missed)} did not; {elapsed_s:.0f} s (Python {platform.python_version()}).",
         "",
-        "A verdict is at level α: *holds* and *refuted* are each wrong with probability at most α;",
+        "What a verdict guarantees depends on how it was reached (column *guarantee*):",
+        "",
+        *[f"- **{g}** — {GUARANTEES[g].split(': ', 1)[1]}" for g in GUARANTEES
+          if any(r.guarantee == g for r in results)],
+        "",
         "*inconclusive* means the budget did not settle it. Labels are the spec's",
-        "(CONFIRMED / DERIVED / RECONSTRUCTED / OPEN). Claims marked as negative controls are",
-        "expected to be refuted.",
+        "(CONFIRMED / DERIVED / RECONSTRUCTED / OPEN); *role* says whether a claim is a paper's",
+        "statement, a control of the simulator or engine, or a measurement.",
         "",
-        "| claim | kind | label | verdict | evidence | s |",
-        "|---|---|---|---|---|---|",
     ]
-    for r in results:
-        ev = r.summary().replace("|", "\\|")
-        note = " *(negative control)*" if "negative control" in (r.notes or "").lower() else ""
-        lines.append(f"| `{r.claim}`{note} | {r.kind} | {r.label} | **{r.verdict}** | {ev} | {r.elapsed_s:.2f} |")
+    header = ["| claim | kind | label | role | verdict | guarantee | evidence | s |",
+              "|---|---|---|---|---|---|---|---|"]
+    lines += [f"## Findings ({len(findings)})", "",
+              "Claims without an expected verdict, and claims that missed the verdict they were "
+              "expected to reach" + (f" (**{len(missed)} missed**: " + ", ".join(f"`{r.claim}`" for r in missed)
+                                     + ")" if missed else "") + ".", ""]
+    lines += header + [_row(r) for r in findings]
+    lines += ["", f"## As expected ({len(expected)})", "",
+              "Controls and established statements that reached the verdict they must reach.", ""]
+    lines += header + [_row(r) for r in expected]
     lines += ["", "## Figures", ""]
     for name in figure_names:
         lines += [f"### {name}", "", f"![{name}](figures/{name}.png)", "",

@@ -16,10 +16,11 @@ Kinds (verification.md §1):
 kind           user function                          chunk statistics
 =============  =====================================  =========================
 probability    ``fn(rng, n) -> int`` events            ``[events]``
-identity       ``fn(rng, n) -> (lhs, rhs)`` arrays     ``[cases, max_abs, max_scaled]``
-inequality     ``sample(rng) -> θ``, ``evaluate(θ)``   ``[evals, ratio, lhs, rhs, *θ]``
+identity       ``fn(rng, n) -> (lhs, rhs[, scale])``   ``[cases, max_abs, max_scaled]``
+inequality     ``sample(rng) -> θ``, ``evaluate(θ)``   ``[evals, nonfinite, artefacts, status,
+                                                        score, lhs, rhs, *θ]`` (:mod:`.search`)
 scaling        ``fn(rng, n) -> (n, len(x))`` array     ``[y_1(x_1..x_m), ..., y_n(...)]``
-comparison     ``fn(rng, n) -> (n,)`` differences      ``[n, Σd, Σd²]``
+comparison     ``fn(rng, n) -> (n,)`` differences      ``[d_1, ..., d_n]``
 =============  =====================================  =========================
 
 User functions must be picklable (module-level functions, or
@@ -43,6 +44,8 @@ __all__ = [
     "to_jsonable",
     "KINDS",
     "LABELS",
+    "ROLES",
+    "EXPECTED",
     "Claim",
     "ProbabilityClaim",
     "IdentityClaim",
@@ -53,6 +56,12 @@ __all__ = [
 
 KINDS = ("identity", "inequality", "probability", "scaling", "comparison")
 LABELS = ("CONFIRMED", "DERIVED", "RECONSTRUCTED", "OPEN")
+#: What a claim is for: a statement of a paper (or of our derivation), a control
+#: that checks the simulator or the engine (e.g. a false variant that must be
+#: refuted), or a measurement whose outcome is not known in advance.
+ROLES = ("statement", "control", "measurement")
+#: The verdict a claim must reach (``None``: not known in advance).
+EXPECTED = ("holds", "refuted", None)
 
 
 def to_jsonable(value: Any) -> Any:
@@ -93,7 +102,17 @@ class Claim(abc.ABC):
     chunk_size : int
         Units per chunk; part of the reproducibility contract.
     notes : str
-        Anything a user must know (e.g. "negative control").
+        Anything a user must know.
+    role : str
+        One of :data:`ROLES`.
+    expected : str or None
+        The verdict the claim must reach at its default budget (a control's
+        expected verdict, or a statement whose truth is established); ``None``
+        when the outcome is a finding.  The report separates "as expected"
+        from "finding".
+    version : int
+        Bumped by hand when the code under test changes what a chunk computes
+        in a way the fingerprint cannot see; part of the fingerprint.
     """
 
     kind: ClassVar[str] = ""
@@ -107,12 +126,21 @@ class Claim(abc.ABC):
     quick_budget: int = 1_000
     chunk_size: int = 1_000
     notes: str = ""
+    role: str = "statement"
+    expected: str | None = None
+    version: int = 1
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not self.id or " " in self.id:
             raise ValueError(f"claim id must be a non-empty string without spaces, got {self.id!r}")
         if self.label not in LABELS:
             raise ValueError(f"claim {self.id}: label must be one of {LABELS}, got {self.label!r}")
+        if self.role not in ROLES:
+            raise ValueError(f"claim {self.id}: role must be one of {ROLES}, got {self.role!r}")
+        if self.expected not in EXPECTED:
+            raise ValueError(f"claim {self.id}: expected must be one of {EXPECTED}, got {self.expected!r}")
+        if isinstance(self.version, bool) or not isinstance(self.version, int) or self.version < 1:
+            raise ValueError(f"claim {self.id}: version must be an integer ≥ 1, got {self.version!r}")
         for name in ("default_budget", "quick_budget", "chunk_size"):
             v = getattr(self, name)
             if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 1:
@@ -123,11 +151,21 @@ class Claim(abc.ABC):
         """The topic prefix of the id (``"seqproj"`` for ``"seqproj.coverage..."``)."""
         return self.id.split(".", 1)[0]
 
+    #: Fields holding user callables whose effective arguments determine the chunks.
+    _callables: ClassVar[tuple[str, ...]] = ()
+
     def fingerprint(self) -> str:
-        """Hash of everything that determines chunk statistics (not budgets)."""
+        """Hash of everything that determines chunk statistics (not budgets):
+        id, kind, version, chunk size, the kind's decision fields and the
+        effective arguments of every user callable (:mod:`.fingerprint`)."""
+        from .fingerprint import canonical, describe_callable
+
         payload = json.dumps(
-            {"id": self.id, "kind": self.kind, "params": to_jsonable(dict(self.params)),
-             "chunk_size": int(self.chunk_size), **self._fingerprint_extra()},
+            {"id": self.id, "kind": self.kind, "version": int(self.version),
+             "params": canonical(dict(self.params)), "chunk_size": int(self.chunk_size),
+             "callables": {name: describe_callable(getattr(self, name)) for name in self._callables
+                           if getattr(self, name) is not None},
+             **canonical(self._fingerprint_extra())},
             sort_keys=True,
         )
         return hashlib.sha256(payload.encode()).hexdigest()[:16]
@@ -146,6 +184,8 @@ class Claim(abc.ABC):
             "kind": self.kind,
             "source": self.source,
             "label": self.label,
+            "role": self.role,
+            "expected": self.expected,
             "statement": self.statement,
             "params": to_jsonable(dict(self.params)),
         }
@@ -164,7 +204,16 @@ def _probability_chunk(fn, rng, n):
 
 
 def _identity_chunk(fn, tol_mode, rng, n):
-    lhs, rhs = fn(rng, n)
+    out = fn(rng, n)
+    if tol_mode == "scale":
+        if not (isinstance(out, tuple) and len(out) == 3):
+            raise ValueError("identity evaluator with tol_mode='scale' must return (lhs, rhs, scale)")
+        lhs, rhs, scale = out
+    else:
+        if not (isinstance(out, tuple) and len(out) == 2):
+            raise ValueError(f"identity evaluator with tol_mode={tol_mode!r} must return (lhs, rhs)")
+        lhs, rhs = out
+        scale = None
     lhs = np.asarray(lhs, dtype=float).ravel()
     rhs = np.asarray(rhs, dtype=float).ravel()
     if lhs.shape != rhs.shape:
@@ -176,6 +225,11 @@ def _identity_chunk(fn, tol_mode, rng, n):
         scaled = err
     elif tol_mode == "relative":
         scaled = err / np.maximum(np.maximum(np.abs(lhs), np.abs(rhs)), np.finfo(float).tiny)
+    elif tol_mode == "scale":
+        scale = np.broadcast_to(np.asarray(scale, dtype=float).ravel(), lhs.shape)
+        if not np.all(np.isfinite(scale) & (scale > 0)):
+            raise ValueError("identity evaluator returned a scale that is not finite and > 0")
+        scaled = err / scale
     else:  # mixed
         scaled = err / np.maximum(1.0, np.maximum(np.abs(lhs), np.abs(rhs)))
     return [int(lhs.size), float(err.max(initial=0.0)), float(scaled.max(initial=0.0))]
@@ -188,13 +242,19 @@ def _scaling_chunk(fn, m, rng, n):
     return y.ravel().tolist()
 
 
-def _comparison_chunk(fn, rng, n):
+def _comparison_chunk(fn, bounds, rng, n):
     d = np.asarray(fn(rng, n), dtype=float).ravel()
     if d.shape != (n,):
         raise ValueError(f"comparison sampler returned {d.shape}, expected ({n},)")
     if not np.all(np.isfinite(d)):
         raise ValueError("comparison sampler returned non-finite differences")
-    return [n, float(d.sum()), float((d * d).sum())]
+    if bounds is not None:
+        lo, hi = bounds
+        bad = (d < lo) | (d > hi)
+        if np.any(bad):
+            raise ValueError(f"comparison sampler returned d = {float(d[bad][0])!r} outside the "
+                             f"declared bounds [{lo}, {hi}]: fix the bounds or the sampler")
+    return d.tolist()
 
 
 # --------------------------------------------------------------------------
@@ -210,6 +270,7 @@ class ProbabilityClaim(Claim):
     """
 
     kind: ClassVar[str] = "probability"
+    _callables: ClassVar[tuple[str, ...]] = ("fn",)
     fn: Callable[[np.random.Generator, int], int]
     delta: float
     chunk_size: int = 10_000
@@ -235,12 +296,17 @@ class IdentityClaim(Claim):
     ``fn(rng, n)`` evaluates ``n`` random cases and returns ``(lhs, rhs)``
     arrays.  The error of a case is ``|lhs − rhs|`` scaled according to
     ``tol_mode``: ``"absolute"`` (unscaled), ``"relative"`` (divided by
-    ``max(|lhs|, |rhs|)``) or ``"mixed"`` (divided by ``max(1, |lhs|, |rhs|)``).
+    ``max(|lhs|, |rhs|)``), ``"mixed"`` (divided by ``max(1, |lhs|, |rhs|)``)
+    or ``"scale"``: ``fn`` returns ``(lhs, rhs, scale)`` and the error is
+    divided by ``scale`` — for identities accumulated over ``m`` terms use
+    ``scale = m·max|term|`` (floating-point summation error is at most
+    ``(m − 1)·ε·Σ|term|``), so a tolerance of a few ``ε`` holds at every size.
     ``proof`` is an optional zero-argument callable returning ``True`` when a
-    symbolic (sympy) proof of the identity succeeds.
+    symbolic (sympy) proof of the identity succeeds; guarantee ``"exact"``.
     """
 
     kind: ClassVar[str] = "identity"
+    _callables: ClassVar[tuple[str, ...]] = ("fn",)
     fn: Callable[[np.random.Generator, int], tuple]
     tol: float = 1e-12
     tol_mode: str = "mixed"
@@ -251,8 +317,9 @@ class IdentityClaim(Claim):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.tol_mode not in ("absolute", "relative", "mixed"):
-            raise ValueError(f"claim {self.id}: tol_mode must be absolute/relative/mixed, got {self.tol_mode!r}")
+        if self.tol_mode not in ("absolute", "relative", "mixed", "scale"):
+            raise ValueError(f"claim {self.id}: tol_mode must be absolute/relative/mixed/scale, "
+                             f"got {self.tol_mode!r}")
         if not self.tol > 0:
             raise ValueError(f"claim {self.id}: tol must be > 0, got {self.tol!r}")
 
@@ -268,15 +335,24 @@ class InequalityClaim(Claim):
     """``lhs(θ) ≤ rhs(θ)`` for all θ in a domain; decided by worst-case search.
 
     ``sample(rng) -> θ`` draws a point of the domain as a flat float array;
-    ``evaluate(θ) -> (lhs, rhs)``; optional ``project(θ) -> θ`` maps a
-    perturbed point back into the domain; optional ``evaluate_mp(θ)`` returns
-    ``(lhs, rhs)`` as ``mpmath`` numbers, used to confirm a candidate
-    counterexample in high precision before it is reported.
-    ``describe_point(θ) -> dict`` may render the worst point for humans.
-    The tightness reported is ``max lhs/rhs`` (``rhs > 0`` on the domain).
+    ``evaluate(θ) -> (lhs, rhs)`` returns the two sides *as they are* (no
+    allowance subtracted); optional ``project(θ) -> θ`` maps a perturbed point
+    back into the domain; optional ``evaluate_mp(θ)`` returns ``(lhs, rhs)`` as
+    ``mpmath`` numbers: every float64 violation met during the search is
+    re-evaluated with it at 50 digits, and one it rejects is a rounding
+    artefact that the search moves past.  ``describe_point(θ) -> dict`` may
+    render the worst point for humans.
+
+    A point violates the claim when ``lhs − rhs > atol + rtol·|rhs|`` (a signed
+    margin: ``rhs ≤ 0`` is allowed).  ``atol`` and ``rtol`` are the allowance
+    for floating-point error only; keep them as small as the arithmetic
+    justifies.  The tightness reported is ``max lhs/rhs`` where ``rhs > 0``
+    and the margin ``lhs − rhs`` always.  A "holds" verdict has guarantee
+    ``"search"``: no violation was found in the evaluations made.
     """
 
     kind: ClassVar[str] = "inequality"
+    _callables: ClassVar[tuple[str, ...]] = ("sample", "evaluate", "project", "evaluate_mp")
     sample: Callable[[np.random.Generator], np.ndarray]
     evaluate: Callable[[np.ndarray], tuple]
     project: Callable[[np.ndarray], np.ndarray] | None = None
@@ -284,19 +360,33 @@ class InequalityClaim(Claim):
     describe_point: Callable[[np.ndarray], dict] | None = None
     step: float = 0.3
     random_fraction: float = 0.5
+    atol: float = 0.0
     rtol: float = 1e-9
     chunk_size: int = 200
     default_budget: int = 4_000
     quick_budget: int = 400
 
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for name in ("atol", "rtol"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not (0.0 <= v < math.inf):
+                raise ValueError(f"claim {self.id}: {name} must be a finite number ≥ 0, got {v!r}")
+        if not (0.0 < self.random_fraction <= 1.0):
+            raise ValueError(f"claim {self.id}: random_fraction must lie in (0, 1], got {self.random_fraction!r}")
+        if not (self.step > 0):
+            raise ValueError(f"claim {self.id}: step must be > 0, got {self.step!r}")
+
     def _fingerprint_extra(self) -> dict:
-        return {"step": self.step, "random_fraction": self.random_fraction}
+        return {"step": self.step, "random_fraction": self.random_fraction,
+                "atol": float(self.atol), "rtol": float(self.rtol)}
 
     def chunk_task(self):
         from .search import search_chunk
 
         return functools.partial(search_chunk, self.sample, self.evaluate, self.project,
-                                 self.step, self.random_fraction)
+                                 self.evaluate_mp, float(self.step), float(self.random_fraction),
+                                 float(self.atol), float(self.rtol))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -304,19 +394,27 @@ class ScalingClaim(Claim):
     """A quantity grows like ``x**a`` with ``a`` in ``[exponent_lo, exponent_hi]``.
 
     ``x`` is the grid; ``fn(rng, n)`` returns an ``(n, len(x))`` array of ``n``
-    independent replicates of the quantity on the grid (one replicate suffices
-    for a deterministic quantity).  The exponent is the least-squares slope of
-    ``log y`` on ``log x`` over the replicate means (choose the grid to cover
-    the asymptotic regime);
-    its interval is a t-interval over per-replicate slopes (several replicates)
-    or the OLS interval (one replicate).
+    independent replicates of the quantity on the grid.  Choose the grid to
+    cover the asymptotic regime.
+
+    * ``deterministic=True`` (an exactly computed quantity): one replicate is
+      run whatever the budget; the exponent is the least-squares slope of
+      ``log y`` on ``log x``; the verdict says whether it lies in the window,
+      with no confidence interval (guarantee ``"deterministic"``).
+    * random replicates (at least two are run): the exponent is the mean of
+      the per-replicate log–log slopes, i.e. the slope of ``E log y``, with a
+      Student-t interval over replicates (exact for Gaussian slopes, otherwise
+      asymptotic; guarantee ``"asymptotic"``).  Replicates that come out
+      identical are treated as deterministic, with a warning.
     """
 
     kind: ClassVar[str] = "scaling"
+    _callables: ClassVar[tuple[str, ...]] = ("fn",)
     fn: Callable[[np.random.Generator, int], np.ndarray]
     x: Sequence[float]
     exponent_lo: float = -math.inf
     exponent_hi: float = math.inf
+    deterministic: bool = False
     chunk_size: int = 1
     default_budget: int = 10
     quick_budget: int = 3
@@ -330,7 +428,8 @@ class ScalingClaim(Claim):
             raise ValueError(f"claim {self.id}: exponent_lo > exponent_hi")
 
     def _fingerprint_extra(self) -> dict:
-        return {"x": [float(v) for v in self.x]}
+        return {"x": [float(v) for v in self.x], "deterministic": bool(self.deterministic),
+                "window": [float(self.exponent_lo), float(self.exponent_hi)]}
 
     def chunk_task(self):
         return functools.partial(_scaling_chunk, self.fn, len(self.x))
@@ -340,14 +439,24 @@ class ScalingClaim(Claim):
 class ComparisonClaim(Claim):
     """``E[d] < threshold`` (``alternative="less"``) or ``> threshold``
     (``"greater"``) for paired differences ``d = metric_A − metric_B`` drawn on
-    common random numbers by ``fn(rng, n) -> (n,)``.  Decided by a t-interval
-    on the mean at level ``1 − α``.
+    common random numbers by ``fn(rng, n) -> (n,)``.
+
+    * ``bounds=(lo, hi)`` declares that every difference lies in ``[lo, hi]``
+      almost surely (a value outside raises ``ValueError``).  The verdict then
+      comes from betting confidence sequences for a bounded mean
+      (:mod:`.betting`): valid for every distribution on the bounds, at every
+      stopping time (guarantee ``"anytime-valid"``), so the run stops at the
+      first chunk that decides.
+    * without bounds: Hall's (1992) skewness-corrected t-interval on the mean
+      (guarantee ``"asymptotic"``; never decisive on zero-variance data).
     """
 
     kind: ClassVar[str] = "comparison"
+    _callables: ClassVar[tuple[str, ...]] = ("fn",)
     fn: Callable[[np.random.Generator, int], np.ndarray]
     threshold: float = 0.0
     alternative: str = "less"
+    bounds: tuple[float, float] | None = None
     chunk_size: int = 100
     default_budget: int = 2_000
     quick_budget: int = 200
@@ -356,12 +465,26 @@ class ComparisonClaim(Claim):
         super().__post_init__()
         if self.alternative not in ("less", "greater"):
             raise ValueError(f"claim {self.id}: alternative must be 'less' or 'greater', got {self.alternative!r}")
+        if not math.isfinite(float(self.threshold)):
+            raise ValueError(f"claim {self.id}: threshold must be finite, got {self.threshold!r}")
+        if self.bounds is not None:
+            try:
+                lo, hi = (float(v) for v in self.bounds)
+            except (TypeError, ValueError):
+                raise ValueError(f"claim {self.id}: bounds must be a pair (lo, hi), got {self.bounds!r}") from None
+            if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+                raise ValueError(f"claim {self.id}: bounds must be finite with lo < hi, got {self.bounds!r}")
+            if not lo < float(self.threshold) < hi:
+                raise ValueError(f"claim {self.id}: threshold {self.threshold!r} must lie strictly inside "
+                                 f"bounds {self.bounds!r}")
+            object.__setattr__(self, "bounds", (lo, hi))
 
     def _fingerprint_extra(self) -> dict:
-        return {"threshold": self.threshold, "alternative": self.alternative}
+        return {"threshold": float(self.threshold), "alternative": self.alternative,
+                "bounds": None if self.bounds is None else list(self.bounds)}
 
     def chunk_task(self):
-        return functools.partial(_comparison_chunk, self.fn)
+        return functools.partial(_comparison_chunk, self.fn, self.bounds)
 
 
 def replace(claim: Claim, **changes) -> Claim:

@@ -9,10 +9,22 @@ from typing import Any, Mapping
 
 from .claims import to_jsonable
 
-__all__ = ["VERDICTS", "Result", "ProbabilityResult", "IdentityResult", "InequalityResult",
+__all__ = ["VERDICTS", "GUARANTEES", "Result", "ProbabilityResult", "IdentityResult", "InequalityResult",
            "ScalingResult", "ComparisonResult"]
 
 VERDICTS = ("holds", "refuted", "inconclusive")
+
+#: What a verdict guarantees (printed with every result):
+GUARANTEES = {
+    "exact": "exact: an exact interval at a fixed budget (wrong with probability ≤ α), "
+             "a symbolic proof, or a counterexample confirmed in high precision",
+    "anytime-valid": "anytime-valid: wrong with probability ≤ α at any stopping time, "
+                     "for any distribution the claim's assumptions allow",
+    "asymptotic": "asymptotic: error ≈ α for large samples only; no finite-sample guarantee",
+    "search": "search: no violation found in the evaluations made — not a proof",
+    "deterministic": "deterministic: an exact computation on a finite grid; no sampling error, "
+                     "the verdict says what the grid shows",
+}
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -32,6 +44,15 @@ class Result:
     elapsed_s: float
     params: Mapping[str, Any]
     notes: str = ""
+    guarantee: str = ""
+    warnings: tuple = ()
+    role: str = "statement"
+    expected: str | None = None
+
+    @property
+    def as_expected(self) -> bool | None:
+        """``True``/``False`` when the claim has an expected verdict, else ``None``."""
+        return None if self.expected is None else self.verdict == self.expected
 
     def to_dict(self) -> dict:
         """Plain-JSON dict (``claim``, ``kind``, ``verdict``, ... first)."""
@@ -57,7 +78,11 @@ def _fmt(x: float) -> str:
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class ProbabilityResult(Result):
-    """``P(event) ≤ delta``: counts, estimate, exact interval, e-values."""
+    """``P(event) ≤ delta``: counts, estimate, interval, e-values.
+
+    ``ci`` is the anytime-valid confidence sequence at the stopping time
+    (``method="anytime"``) or the exact Clopper–Pearson interval
+    (``method="fixed"``), both at level ``1 − α``."""
 
     trials: int
     events: int
@@ -74,8 +99,14 @@ class ProbabilityResult(Result):
         return self.ci
 
     def summary(self) -> str:
-        more = f"; ~{self.further_trials} more trials would likely settle it" if self.further_trials else ""
-        return (f"p̂={_fmt(self.p_hat)} CI[{_fmt(self.ci[0])}, {_fmt(self.ci[1])}] vs δ={_fmt(self.delta)}"
+        more = ""
+        if self.further_trials:
+            more = (f"; ~{self.further_trials} more trials (--resume --budget) would likely settle it"
+                    if self.method == "anytime" else
+                    f"; a fresh --fixed run (new seed) of ~{self.trials + self.further_trials} trials "
+                    f"would likely settle it")
+        what = "CS" if self.method == "anytime" else "CI"
+        return (f"p̂={_fmt(self.p_hat)} {what}[{_fmt(self.ci[0])}, {_fmt(self.ci[1])}] vs δ={_fmt(self.delta)}"
                 f" ({self.events}/{self.trials}){more}")
 
 
@@ -107,8 +138,15 @@ class InequalityResult(Result):
     nonfinite: int
     confirmed_by: str
 
+    worst_margin: float = math.nan
+    artefacts: int = 0
+
     def summary(self) -> str:
-        return f"max lhs/rhs={_fmt(self.worst_ratio)} over {self.evaluations} evaluations"
+        tight = (f"max lhs/rhs={_fmt(self.worst_ratio)}" if math.isfinite(self.worst_ratio)
+                 else f"max lhs−rhs={_fmt(self.worst_margin)}")
+        if self.verdict == "holds":
+            return f"no violation found in {self.evaluations} evaluations; {tight}"
+        return f"{tight} over {self.evaluations} evaluations ({self.confirmed_by})"
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -120,25 +158,40 @@ class ScalingResult(Result):
     y_se: tuple
     replicates: int
     exponent: float
-    exponent_ci: tuple[float, float]
+    exponent_ci: tuple[float, float] | None
     exponent_lo: float
     exponent_hi: float
+    deterministic: bool = False
+    local_exponents: tuple = ()
 
     def summary(self) -> str:
-        return (f"exponent {_fmt(self.exponent)} CI[{_fmt(self.exponent_ci[0])}, {_fmt(self.exponent_ci[1])}]"
-                f" vs [{_fmt(self.exponent_lo)}, {_fmt(self.exponent_hi)}] ({self.replicates} replicates)")
+        window = f"[{_fmt(self.exponent_lo)}, {_fmt(self.exponent_hi)}]"
+        if self.deterministic:
+            local = (f"; local slopes {_fmt(min(self.local_exponents))}…{_fmt(max(self.local_exponents))}"
+                     if self.local_exponents else "")
+            return f"exponent {_fmt(self.exponent)} (exact fit over the grid{local}) vs {window}"
+        ci = self.exponent_ci
+        return (f"exponent {_fmt(self.exponent)} CI[{_fmt(ci[0])}, {_fmt(ci[1])}]"
+                f" vs {window} ({self.replicates} replicates)")
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class ComparisonResult(Result):
-    """Paired comparison: mean difference and its t-interval."""
+    """Paired comparison: mean difference and its interval (a betting
+    confidence sequence with declared bounds, else Hall's interval)."""
 
     n: int
     mean_diff: float
     ci: tuple[float, float]
     threshold: float
     alternative: str
+    sd: float = math.nan
+    skewness: float = math.nan
+    bounds: tuple | None = None
+    method: str = ""
 
     def summary(self) -> str:
         op = "<" if self.alternative == "less" else ">"
-        return f"mean diff {_fmt(self.mean_diff)} CI[{_fmt(self.ci[0])}, {_fmt(self.ci[1])}] {op} {self.threshold:g}? (n={self.n})"
+        what = "CS" if self.method == "betting" else "CI"
+        return (f"mean diff {_fmt(self.mean_diff)} {what}[{_fmt(self.ci[0])}, {_fmt(self.ci[1])}] "
+                f"{op} {self.threshold:g}? (n={self.n})")

@@ -1,11 +1,20 @@
 """Worst-case search for deterministic inequalities (``verification.md`` §3).
 
+A point θ violates ``lhs ≤ rhs`` when the signed margin exceeds the
+floating-point allowance: ``lhs − rhs > atol + rtol·|rhs|`` (:func:`violates`;
+``rhs ≤ 0`` is allowed).  The search maximises the scale-free score
+``s = (lhs − rhs)/|rhs|`` (``= lhs/rhs − 1`` where ``rhs > 0``;
+:func:`score`).
+
 One chunk of ``n`` evaluations: ``random_fraction·n`` random points of the
-domain, then local ascent of ``lhs/rhs`` (Gaussian steps with the 1/5th
-success rule) from the three best random points, the remaining evaluations
-shared between them.  The engine keeps the best chunk; a candidate
-counterexample (ratio > 1) is confirmed in high precision by
-:func:`confirm_mp` before it is reported.
+domain, then local ascent of the score (Gaussian steps with the 1/5th success
+rule) from the three best random points, the remaining evaluations shared
+between them.  Every float64 violation met on the way is re-evaluated in
+mpmath at 50 digits when the claim has ``evaluate_mp``: a confirmed one is
+kept as a counterexample, a rejected one (a rounding artefact) is re-scored
+with its high-precision value, so the ascent moves past it instead of
+climbing into it.  Once a counterexample is confirmed, a later float
+violation is checked only if it scores higher.
 """
 from __future__ import annotations
 
@@ -13,47 +22,90 @@ import math
 
 import numpy as np
 
-__all__ = ["ratio", "search_chunk", "confirm_mp"]
+__all__ = ["score", "violates", "search_chunk", "confirm_mp", "STATUS"]
+
+#: Status of a chunk's reported point.
+STATUS = {0: "no violation", 1: "violation in float64 (no mpmath evaluator)",
+          2: "violation confirmed in mpmath (50 digits)"}
 
 
-def ratio(lhs: float, rhs: float) -> float:
-    """Tightness ``lhs/rhs``; ``+inf`` for ``lhs > 0 = rhs``; NaN if undefined."""
+def score(lhs: float, rhs: float) -> float:
+    """Scale-free signed margin ``(lhs − rhs)/|rhs|`` (``±inf``/0 at ``rhs = 0``;
+    NaN when a side is not finite)."""
     lhs, rhs = float(lhs), float(rhs)
     if not (math.isfinite(lhs) and math.isfinite(rhs)):
         return math.nan
-    if rhs > 0:
-        return lhs / rhs
-    if rhs == 0:
-        return math.inf if lhs > 0 else 0.0
-    return math.inf if lhs > rhs else lhs / rhs  # rhs < 0: any lhs > rhs violates
+    if rhs != 0.0:
+        return (lhs - rhs) / abs(rhs)
+    return math.inf if lhs > 0 else (0.0 if lhs == 0 else -math.inf)
 
 
-def search_chunk(sample, evaluate, project, step, random_fraction, rng, n):
-    """Random sampling then local ascent; returns
-    ``[evals, best_ratio, best_lhs, best_rhs, nonfinite, *best_theta]``."""
-    best = (-math.inf, None, math.nan, math.nan)
-    nonfinite = 0
-    evals = 0
-    pool: list[tuple[float, np.ndarray]] = []
+def violates(lhs, rhs, atol: float, rtol: float) -> bool:
+    """``lhs − rhs > atol + rtol·|rhs|`` (works for floats and mpmath numbers)."""
+    return bool(lhs - rhs > atol + rtol * abs(rhs))
+
+
+def confirm_mp(evaluate_mp, theta, atol: float, rtol: float, dps: int = 50):
+    """Re-evaluate at ``dps`` digits.  Returns ``(violated, lhs, rhs)`` with
+    float renderings of the high-precision sides, or ``None`` when the claim
+    has no high-precision evaluator."""
+    if evaluate_mp is None:
+        return None
+    import mpmath
+
+    with mpmath.workdps(dps):
+        lhs, rhs = evaluate_mp(np.asarray(theta, dtype=float))
+        lhs, rhs = mpmath.mpf(lhs), mpmath.mpf(rhs)
+        bad = violates(lhs, rhs, mpmath.mpf(atol), mpmath.mpf(rtol))
+        # the score of the true point, computed in high precision
+        if rhs != 0:
+            s = float((lhs - rhs) / abs(rhs))
+        else:
+            s = math.inf if lhs > 0 else (0.0 if lhs == 0 else -math.inf)
+        return bad, float(lhs), float(rhs), s
+
+
+def search_chunk(sample, evaluate, project, evaluate_mp, step, random_fraction, atol, rtol, rng, n):
+    """Random sampling then local ascent.
+
+    Returns ``[evals, nonfinite, artefacts, status, score, lhs, rhs, *θ]``:
+    the best confirmed counterexample if there is one (status 2, or 1 when no
+    mpmath evaluator exists), else the highest-scoring point (status 0);
+    ``artefacts`` counts float64 violations that mpmath rejected.
+    """
+    evals = nonfinite = artefacts = 0
+    best = (-math.inf, None, math.nan, math.nan)        # best point overall (true score)
+    found = (-math.inf, None, math.nan, math.nan, 0)    # best confirmed violation
 
     def ev(theta):
-        nonlocal best, nonfinite, evals
+        nonlocal best, found, evals, nonfinite, artefacts
         evals += 1
         lhs, rhs = evaluate(theta)
-        r = ratio(lhs, rhs)
-        if math.isnan(r):
+        s = score(lhs, rhs)
+        if math.isnan(s):
             nonfinite += 1
             return -math.inf
-        if r > best[0] or best[1] is None:
-            best = (r, np.array(theta, dtype=float, copy=True), float(lhs), float(rhs))
-        return r
+        lhs, rhs = float(lhs), float(rhs)
+        if violates(lhs, rhs, atol, rtol) and s > found[0]:
+            checked = confirm_mp(evaluate_mp, theta, atol, rtol)
+            if checked is None:
+                found = (s, np.array(theta, dtype=float, copy=True), lhs, rhs, 1)
+            elif checked[0]:
+                found = (s, np.array(theta, dtype=float, copy=True), lhs, rhs, 2)
+            else:
+                artefacts += 1
+                _, lhs, rhs, s = checked
+        if s > best[0] or best[1] is None:
+            best = (s, np.array(theta, dtype=float, copy=True), lhs, rhs)
+        return s
 
+    pool: list[tuple[float, np.ndarray]] = []
     n_random = max(1, min(n, int(round(n * random_fraction))))
     for _ in range(n_random):
         theta = np.asarray(sample(rng), dtype=float).ravel()
         pool.append((ev(theta), theta))
     pool.sort(key=lambda t: -t[0])          # ev() maps NaN to -inf, so this is total
-    starts = [t for t in pool[:3] if math.isfinite(t[0])]
+    starts = [t for t in pool[:3] if t[0] > -math.inf]
     left = n - n_random
     for i, (r0, theta) in enumerate(starts):
         share = left // len(starts) + (1 if i < left % len(starts) else 0)
@@ -70,17 +122,10 @@ def search_chunk(sample, evaluate, project, step, random_fraction, rng, n):
             else:
                 sigma *= 0.9
             sigma = min(max(sigma, 1e-6), 10.0 * step)
-    theta = best[1] if best[1] is not None else np.zeros(0)
-    return [evals, best[0], best[2], best[3], nonfinite, *theta.tolist()]
-
-
-def confirm_mp(evaluate_mp, theta, rtol: float, dps: int = 50) -> bool | None:
-    """Re-evaluate ``(lhs, rhs)`` with mpmath at ``dps`` digits; True when
-    ``lhs > rhs·(1 + rtol)`` there.  ``None`` when no high-precision evaluator exists."""
-    if evaluate_mp is None:
-        return None
-    import mpmath
-
-    with mpmath.workdps(dps):
-        lhs, rhs = evaluate_mp(np.asarray(theta, dtype=float))
-        return bool(mpmath.mpf(lhs) > mpmath.mpf(rhs) * (1 + mpmath.mpf(rtol)))
+    if found[1] is not None:
+        s, theta, lhs, rhs, status = found
+    else:
+        s, theta, lhs, rhs = best
+        status = 0
+    theta = theta if theta is not None else np.zeros(0)
+    return [evals, nonfinite, artefacts, status, s, lhs, rhs, *theta.tolist()]

@@ -7,7 +7,14 @@
   ``p = δ``).  By Ville's inequality ``P(sup_n E_n ≥ 1/a) ≤ a`` under the
   null, at every stopping time, so a run may stop at the first chunk where
   one of them crosses its threshold.
-* :func:`t_interval` — interval on a mean, used for comparisons and slopes.
+* :func:`probability_cs` — the anytime-valid confidence sequence that
+  inverts those e-values (coherent with the anytime verdict: ``δ`` lies
+  outside it exactly when the anytime test decides).
+* :func:`hall_interval` — Hall's skewness-corrected t-interval on a mean
+  (asymptotic), used for comparisons without declared bounds.
+* :func:`t_interval` — Student-t interval on a mean, used for scaling slopes.
+* :func:`binomial_dispersion_pvalue`, :func:`anova_dispersion_pvalue` — tests
+  that chunks agree more than independent trials allow (clustered trials).
 """
 from __future__ import annotations
 
@@ -18,7 +25,8 @@ from scipy import stats as _st
 from scipy.special import betainc, betaincc, betaln
 
 __all__ = ["clopper_pearson", "beta_prior", "log_e_below", "log_e_above", "anytime_decision",
-           "trials_to_decide", "t_interval", "slope_interval"]
+           "probability_cs", "trials_to_decide", "t_interval", "slope_interval", "hall_interval",
+           "sample_skewness", "binomial_dispersion_pvalue", "anova_dispersion_pvalue"]
 
 
 def clopper_pearson(k: int, n: int, alpha: float) -> tuple[float, float]:
@@ -80,6 +88,47 @@ def anytime_decision(k: int, n: int, delta: float, alpha: float) -> str | None:
     return None
 
 
+def probability_cs(k: int, n: int, alpha: float, tol: float = 1e-10) -> tuple[float, float]:
+    """Anytime-valid ``1 − α`` confidence sequence for ``p`` after ``k`` events in ``n`` trials.
+
+    The set of ``q`` that neither one-sided test rejects at ``2/α``:
+    ``{q : log_e_below(k, n, q) < log(2/α) and log_e_above(k, n, q) < log(2/α)}``
+    (each test with its own prior :func:`beta_prior` ``(q)``, fixed before the
+    data).  For the true ``p`` both are supermartingales, so by Ville's
+    inequality the sequence misses ``p`` at some time with probability ≤ α.
+    It is coherent with :func:`anytime_decision`: ``δ`` lies outside the
+    interval exactly when the anytime test at ``δ`` decides.  Endpoints are
+    found by bisection from ``p̂ = k/n`` (to ``tol``).
+    """
+    if n <= 0:
+        return (0.0, 1.0)
+    thr = math.log(2.0 / alpha)
+    p_hat = k / n
+
+    def bisect(f, inside, outside):
+        # f(inside) False (not rejected), f(outside) True (rejected)
+        for _ in range(200):
+            if abs(outside - inside) <= tol:
+                break
+            mid = 0.5 * (inside + outside)
+            if f(mid):
+                outside = mid
+            else:
+                inside = mid
+        return outside
+
+    def rej_below(q):
+        return log_e_below(k, n, q) >= thr
+
+    def rej_above(q):
+        return log_e_above(k, n, q) >= thr
+
+    top = 1.0 - 1e-15
+    hi = 1.0 if k == n or not rej_below(top) else bisect(rej_below, max(p_hat, 1e-300), top)
+    lo = 0.0 if k == 0 or not rej_above(1e-300) else bisect(rej_above, min(p_hat, top), 1e-300)
+    return (lo, hi)
+
+
 def trials_to_decide(k: int, n: int, delta: float, alpha: float, power: float = 0.8) -> int | None:
     """Rough number of further trials after which a fixed-n interval would
     likely exclude δ, if the true p equals the current estimate; ``None`` if
@@ -114,3 +163,90 @@ def slope_interval(x, y, alpha: float) -> tuple[float, float, float]:
     se = math.sqrt(float(resid @ resid) / (n - 2) / sxx)
     h = float(_st.t.isf(alpha / 2, n - 2)) * se
     return slope, slope - h, slope + h
+
+
+def sample_skewness(x) -> float:
+    """Adjusted Fisher–Pearson skewness ``G1 = g1·√(n(n−1))/(n−2)`` (0 for ``n < 3``
+    or zero variance)."""
+    x = np.asarray(x, float)
+    n = x.size
+    if n < 3:
+        return 0.0
+    d = x - x.mean()
+    m2 = float(d @ d) / n
+    if m2 <= 0:
+        return 0.0
+    g1 = float(np.mean(d ** 3)) / m2 ** 1.5
+    return g1 * math.sqrt(n * (n - 1)) / (n - 2)
+
+
+def hall_interval(x, alpha: float) -> tuple[float, float]:
+    """Hall's skewness-corrected ``1 − α`` interval for the mean of ``x``.
+
+    P. Hall, "On the removal of skewness by transformation", JRSS-B 54 (1992)
+    221–228.  With ``T = (x̄ − μ)/s``, skewness estimate ``γ`` (the adjusted
+    :func:`sample_skewness`) and ``a = γ/3``, the statistic
+    ``√n·g(T)``, ``g(T) = T + aT² + a²T³/3 + γ/(6n)``, is closer to normal than
+    ``√n·T`` (its skewness term cancels).  ``g`` is increasing
+    (``g' = (1 + aT)²``) with inverse
+    ``g⁻¹(y) = ((1 + 3a(y − γ/(6n)))^{1/3} − 1)/a``, so the interval is
+    ``[x̄ − s·g⁻¹(q/√n), x̄ − s·g⁻¹(−q/√n)]`` with ``q = t_{n−1, 1−α/2}`` (the
+    Student quantile in place of Hall's normal one: measured on Exp(1)−1 the
+    one-sided miss rate stays within 1.3× nominal for α ≥ 0.05, n ≥ 40).
+    Asymptotic: no finite-sample guarantee.  ``(−inf, inf)`` for ``n < 3``;
+    the point ``(x̄, x̄)`` when ``s = 0`` (callers must not decide on it).
+    """
+    x = np.asarray(x, float)
+    n = x.size
+    if n < 3:
+        return (-math.inf, math.inf)
+    m = float(x.mean())
+    s = float(x.std(ddof=1))
+    if s == 0.0:
+        return (m, m)
+    gam = sample_skewness(x)
+    a = gam / 3.0
+    q = float(_st.t.isf(alpha / 2, n - 1))
+
+    def ginv(y):
+        if abs(a) < 1e-12:
+            return y - gam / (6 * n)
+        return (math.copysign(abs(1 + 3 * a * (y - gam / (6 * n))) ** (1 / 3),
+                              1 + 3 * a * (y - gam / (6 * n))) - 1) / a
+
+    return (m - s * ginv(q / math.sqrt(n)), m - s * ginv(-q / math.sqrt(n)))
+
+
+def binomial_dispersion_pvalue(events, n_per: int) -> float | None:
+    """p-value of Pearson's dispersion test that per-chunk event counts are
+    Binomial(``n_per``, p) with one p (χ² with J−1 degrees of freedom, upper
+    tail).  Small values mean the chunks disagree more than independent trials
+    allow — trials are clustered.  ``None`` when it cannot be computed
+    (fewer than 5 chunks, or no/all events)."""
+    k = np.asarray(events, float)
+    J = k.size
+    if J < 5:
+        return None
+    p = k.sum() / (J * n_per)
+    if p <= 0 or p >= 1:
+        return None
+    chi2 = float(((k - n_per * p) ** 2).sum() / (n_per * p * (1 - p)))
+    return float(_st.chi2.sf(chi2, J - 1))
+
+
+def anova_dispersion_pvalue(groups) -> float | None:
+    """One-way ANOVA F-test p-value that chunk means of a quantity agree as
+    much as independent draws allow; ``None`` with fewer than 3 chunks of ≥ 2
+    values or zero within-chunk variance."""
+    groups = [np.asarray(g, float) for g in groups if len(g) >= 2]
+    if len(groups) < 3:
+        return None
+    ns = np.array([g.size for g in groups], float)
+    means = np.array([g.mean() for g in groups])
+    grand = float((ns * means).sum() / ns.sum())
+    ssb = float((ns * (means - grand) ** 2).sum())
+    ssw = float(sum(((g - g.mean()) ** 2).sum() for g in groups))
+    dfb, dfw = len(groups) - 1, float(ns.sum() - len(groups))
+    if ssw <= 0 or dfw <= 0:
+        return None
+    return float(_st.f.sf((ssb / dfb) / (ssw / dfw), dfb, dfw))

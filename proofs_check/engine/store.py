@@ -1,11 +1,18 @@
 """Result files: per-chunk statistics, appended as each chunk finishes.
 
 Format (JSON lines): a header line
-``{"format": "theorycheck-chunks/1", "claim", "kind", "fingerprint", "seed", "chunk_size"}``
-followed by one line ``{"k": index, "stats": [...]}`` per finished chunk.
-Appending and flushing per chunk means a killed run keeps every chunk it
-finished; a torn final line (a kill mid-write) is dropped on load.  Loading
-checks the header against the claim and seed and refuses a mismatch.
+``{"format": "theorycheck-chunks/2", "claim", "kind", "fingerprint", "seed",
+"chunk_size", "alpha", "method"}`` followed by one line
+``{"k": index, "stats": [...]}`` per finished chunk and one line
+``{"eval": {"method", "alpha", "chunks", "planned_chunks", "verdict"}}`` each
+time the chunks were evaluated into a verdict (a *look*).  Looks are kept so
+that a fixed-budget test is never re-run on a larger sample after its result
+was seen (optional stopping).  Appending and flushing per line means a killed
+run keeps every chunk it finished; a torn final line (a kill mid-write) is
+dropped on load.  Loading checks the header against the claim, its code
+fingerprint, the seed and α and refuses a mismatch; files of the older format
+``theorycheck-chunks/1`` (whose fingerprint did not cover the code) are
+refused, never mixed.
 """
 from __future__ import annotations
 
@@ -15,7 +22,8 @@ from pathlib import Path
 
 __all__ = ["FORMAT", "ChunkStore", "ResultFileError"]
 
-FORMAT = "theorycheck-chunks/1"
+FORMAT = "theorycheck-chunks/2"
+OLD_FORMATS = ("theorycheck-chunks/1",)
 
 
 class ResultFileError(ValueError):
@@ -29,6 +37,7 @@ class ChunkStore:
         self.path = Path(path) if path is not None else None
         self.header = {"format": FORMAT, **header}
         self.chunks: dict[int, list] = {}
+        self.evaluations: list[dict] = []
         self._fh = None
 
     # -- loading ---------------------------------------------------------
@@ -72,16 +81,28 @@ class ChunkStore:
             head = json.loads(lines[0])
         except json.JSONDecodeError:
             raise ResultFileError(f"result file {self.path} is corrupt (bad header line)") from None
+        if isinstance(head, dict) and head.get("format") in OLD_FORMATS:
+            raise ResultFileError(
+                f"result file {self.path} has the old format {head.get('format')} whose fingerprint "
+                f"does not cover the code that wrote it; move it away or delete it, then run again")
         if not isinstance(head, dict) or head.get("format") != FORMAT:
             raise ResultFileError(f"result file {self.path} is not a {FORMAT} file")
-        for key in ("claim", "fingerprint", "seed", "chunk_size"):
-            if head.get(key) != self.header.get(key):
+        for key in ("claim", "fingerprint", "seed", "chunk_size", "alpha"):
+            if key in self.header and head.get(key) != self.header.get(key):
+                why = (" (the code or arguments of the claim changed since that run)"
+                       if key == "fingerprint" else
+                       " (α is fixed when a run starts; changing it after seeing results is not valid)"
+                       if key == "alpha" else "")
                 raise ResultFileError(
                     f"result file {self.path} belongs to another run: {key} is {head.get(key)!r} "
-                    f"there but {self.header.get(key)!r} here")
+                    f"there but {self.header.get(key)!r} here{why}")
+        self.header = {**self.header, "method": head.get("method", self.header.get("method"))}
         for i, line in enumerate(lines[1:], start=2):
             try:
                 rec = json.loads(line)
+                if isinstance(rec, dict) and "eval" in rec and isinstance(rec["eval"], dict):
+                    self.evaluations.append(rec["eval"])
+                    continue
                 k, stats = int(rec["k"]), list(rec["stats"])
             except (json.JSONDecodeError, KeyError, TypeError, ValueError):
                 raise ResultFileError(f"result file {self.path} is corrupt at line {i}") from None
@@ -102,6 +123,16 @@ class ChunkStore:
         self.chunks[k] = stats
         if self._fh is not None:
             self._write({"k": int(k), "stats": stats})
+
+    def record_evaluation(self, evaluation: dict) -> None:
+        """Append a look (the method, α, chunks used and the verdict)."""
+        self.evaluations.append(dict(evaluation))
+        if self.path is not None:
+            if self._fh is None:
+                with open(self.path, "a", encoding="utf-8") as fh:
+                    fh.write(json.dumps({"eval": evaluation}, separators=(",", ":")) + "\n")
+            else:
+                self._write({"eval": evaluation})
 
     def close(self) -> None:
         if self._fh is not None:

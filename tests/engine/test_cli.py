@@ -69,13 +69,9 @@ def test_verify_cli_counts_identical_across_executors(capsys, tmp_path):
     (["verify", "seed.dg_tail", "--budget", "-5"], "--budget must be a positive integer"),
     (["verify", "seed.dg_tail", "--executor", "dask", "--scheduler", "tcp://127.0.0.1:1"],
      "cannot reach Dask scheduler"),
-    (["verify", "seed.dg_tail", "--resume", "--out", "/nonexistent-dir-xyz"], None),
 ])
 def test_bad_input_is_one_line_exit_2(args, needle, capsys):
     code, out, err = _run(args, capsys)
-    if needle is None:      # resume from an empty folder is allowed: nothing to reuse
-        assert code == 0
-        return
     assert code == 2
     assert needle in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
 
@@ -96,3 +92,25 @@ def test_console_script_and_module_entry_points():
     assert len(out.splitlines()) == len(pc.claims("seed"))
     bad = subprocess.run([sys.executable, "-m", "proofs_check", "verify", "nope"], capture_output=True, text=True)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_resume_from_an_empty_folder_starts_a_fresh_run(tmp_path, capsys):
+    out_dir = tmp_path / "not-yet"
+    code, out, err = _run(["verify", "seed.dg_tail", "--resume", "--out", str(out_dir), "--json",
+                           "--budget", "20000"], capsys)
+    assert code == 0, err
+    assert json.loads(out)["verdict"] in ("holds", "inconclusive")
+    assert (out_dir / "seed.dg_tail.chunks.jsonl").exists()
+
+
+def test_extending_a_seen_fixed_run_is_refused_in_one_line(tmp_path, capsys):
+    base = ["verify", "seed.dg_tail", "--fixed", "--out", str(tmp_path)]
+    assert _run(base + ["--budget", "10000"], capsys)[0] == 0
+    code, out, err = _run(base + ["--budget", "20000", "--resume"], capsys)
+    assert code == 2 and "optional stopping" in err and len(err.strip().splitlines()) == 1
+
+
+def test_calibrate_prints_the_operating_characteristic(capsys):
+    code, out, err = _run(["calibrate", "--reps", "20", "--quick", "--kind", "comparison"], capsys)
+    assert code == 0
+    assert "comparison" in out and "promise" in out

@@ -13,15 +13,70 @@ from proofs_check.engine import ResultFileError, get_claim, verify_claim
 from proofs_check.engine.verify import result_path
 
 
-def test_extended_run_equals_uninterrupted_run(tmp_path):
-    claim = get_claim("seed.dg_tail")
-    first = verify_claim(claim, budget=20_000, seed=4, method="fixed", out=tmp_path / "a")
-    extended = verify_claim(claim, budget=60_000, seed=4, method="fixed", out=tmp_path / "a", resume=True)
-    whole = verify_claim(claim, budget=60_000, seed=4, method="fixed", out=tmp_path / "b")
-    assert first.trials == 20_000
-    assert (extended.events, extended.trials) == (whole.events, whole.trials)
-    lines = result_path(tmp_path / "a", claim.id).read_text().splitlines()
-    assert len(lines) == 1 + 60          # header + one line per chunk, none recomputed
+def _at_boundary(chunk_size=1_000):
+    """A Bernoulli claim whose true p equals δ: never decided, so every run uses its whole budget."""
+    import functools
+
+    from proofs_check.engine import ProbabilityClaim
+    from proofs_check.seed_claims import bernoulli_events
+    return ProbabilityClaim(id="test.boundary", statement="P(X = 1) ≤ 0.3", source="test",
+                            label="DERIVED", fn=functools.partial(bernoulli_events, 0.3), delta=0.3,
+                            chunk_size=chunk_size)
+
+
+def test_extended_anytime_run_equals_uninterrupted_run(tmp_path):
+    claim = _at_boundary()
+    first = verify_claim(claim, budget=20_000, seed=4, out=tmp_path / "a")
+    extended = verify_claim(claim, budget=60_000, seed=4, out=tmp_path / "a", resume=True)
+    whole = verify_claim(claim, budget=60_000, seed=4, out=tmp_path / "b")
+    assert first.trials == 20_000 and first.verdict == "inconclusive"
+    assert (extended.events, extended.trials, extended.ci) == (whole.events, whole.trials, whole.ci)
+    lines = [json.loads(x) for x in result_path(tmp_path / "a", claim.id).read_text().splitlines()]
+    assert sum("k" in r for r in lines) == 60           # one line per chunk, none recomputed
+    assert [r["eval"]["chunks"] for r in lines if "eval" in r] == [20, 60]   # both looks recorded
+
+
+def test_a_seen_fixed_run_cannot_be_extended(tmp_path):
+    """Issue 9 item 6: doubling a --fixed budget until decisive is optional stopping."""
+    claim = _at_boundary()
+    verify_claim(claim, budget=20_000, seed=4, method="fixed", out=tmp_path)
+    again = verify_claim(claim, budget=20_000, seed=4, method="fixed", out=tmp_path, resume=True)
+    assert again.trials == 20_000                       # re-evaluating the same data is fine
+    with pytest.raises(ValueError, match="optional stopping"):
+        verify_claim(claim, budget=40_000, seed=4, method="fixed", out=tmp_path, resume=True)
+    # anytime-valid continuation of the same chunks is allowed
+    cont = verify_claim(claim, budget=40_000, seed=4, method="anytime", out=tmp_path, resume=True)
+    assert cont.trials == 40_000 and cont.guarantee == "anytime-valid"
+    with pytest.raises(ValueError, match="optional stopping"):      # and no fixed test after looks
+        verify_claim(claim, budget=40_000, seed=4, method="fixed", out=tmp_path, resume=True)
+
+
+def test_alpha_and_code_are_fixed_when_a_run_starts(tmp_path):
+    import dataclasses
+    import functools
+
+    from proofs_check.seed_claims import bernoulli_events
+    claim = _at_boundary()
+    verify_claim(claim, budget=5_000, seed=1, out=tmp_path, alpha=0.01)
+    with pytest.raises(ResultFileError, match="alpha"):
+        verify_claim(claim, budget=10_000, seed=1, out=tmp_path, alpha=0.05, resume=True)
+    changed = dataclasses.replace(claim, fn=functools.partial(bernoulli_events, 0.31))
+    assert changed.fingerprint() != claim.fingerprint()    # bound arguments are fingerprinted
+    with pytest.raises(ResultFileError, match="fingerprint"):
+        verify_claim(changed, budget=10_000, seed=1, out=tmp_path, resume=True)
+    assert dataclasses.replace(claim, version=2).fingerprint() != claim.fingerprint()
+
+
+def test_old_format_files_are_refused_not_mixed(tmp_path):
+    claim = _at_boundary()
+    verify_claim(claim, budget=2_000, seed=1, out=tmp_path)
+    path = result_path(tmp_path, claim.id)
+    lines = path.read_text().splitlines()
+    head = json.loads(lines[0])
+    head["format"] = "theorycheck-chunks/1"
+    path.write_text("\n".join([json.dumps(head)] + lines[1:]) + "\n")
+    with pytest.raises(ResultFileError, match="old format"):
+        verify_claim(claim, budget=2_000, seed=1, out=tmp_path, resume=True)
 
 
 def test_rerun_without_resume_keeps_the_old_file(tmp_path):
@@ -92,5 +147,5 @@ def test_killed_run_keeps_finished_chunks_and_resumes_to_same_totals(tmp_path):
     finally:
         sys.path.remove(str(tmp_path))
     assert (resumed.events, resumed.trials) == (whole.events, whole.trials)
-    recs = [json.loads(x) for x in path.read_text().splitlines()[1:]]
+    recs = [r for r in map(json.loads, path.read_text().splitlines()[1:]) if "k" in r]
     assert sorted(r["k"] for r in recs) == list(range(400))   # no chunk computed twice
