@@ -131,8 +131,8 @@ def _table(title, columns, rows):
     from rich.table import Table
 
     t = Table(title=title, show_lines=False)
-    for c in columns:
-        t.add_column(c, overflow="fold")
+    for i, c in enumerate(columns):
+        t.add_column(c, overflow="fold", no_wrap=i < 3)      # ids, kinds and labels never wrap
     for r in rows:
         t.add_row(*[str(x) for x in r])
     Console().print(t)
@@ -148,8 +148,9 @@ def _cmd_list(args) -> int:
         for c in found:
             print(json.dumps(c.describe(), ensure_ascii=False))
         return 0
-    _table(f"{len(found)} claims", ["claim", "kind", "label", "role", "expected", "source", "statement"],
-           [(c.id, c.kind, c.label, c.role, c.expected or "—", c.source, c.statement) for c in found])
+    _table(f"{len(found)} claims", ["claim", "kind", "label", "role", "source", "statement"],
+           [(c.id, c.kind, c.label, c.role + (f" (expect {c.expected})" if c.expected else ""),
+             c.source, c.statement) for c in found])
     return 0
 
 

@@ -115,11 +115,17 @@ class BettingState:
         return None
 
 
+def _rejected(y, lam, mu: float, thr: float) -> bool:
+    lkm, lkp = _log_capital_paths(y, lam, np.array([mu]))
+    return bool(lkm.max() >= thr or lkp.max() >= thr)
+
+
 def confidence_sequence(x, bounds: tuple[float, float], alpha: float,
-                        grid: int = 801) -> tuple[float, float]:
+                        grid: int = 401, tol: float = 1e-9) -> tuple[float, float]:
     """The ``1 − α`` betting confidence sequence for the mean after all of
-    ``x`` (running intersection), to the resolution of a ``grid``-point grid on
-    the bounds (endpoints rounded outward)."""
+    ``x`` (running intersection): the hull of the grid points not rejected,
+    each end refined by bisection to ``tol`` (relative to the bounds' width)
+    against its rejected neighbour."""
     lo, hi = float(bounds[0]), float(bounds[1])
     y = (np.asarray(x, float) - lo) / (hi - lo)
     if y.size == 0:
@@ -137,11 +143,28 @@ def confidence_sequence(x, bounds: tuple[float, float], alpha: float,
         lkp += run_p
         inside &= (lkm.max(axis=0) < thr) & (lkp.max(axis=0) < thr)
         run_m, run_p = lkm[-1], lkp[-1]
-    if not inside.any():                  # cannot happen for valid data; keep the point estimate
-        m = float(np.mean(y))
-        return (lo + (hi - lo) * m, lo + (hi - lo) * m)
-    idx = np.flatnonzero(inside)
-    d = 1.0 / (grid - 1)
-    lo_mu = max(0.0, mu[idx[0]] - d)
-    hi_mu = min(1.0, mu[idx[-1]] + d)
-    return (lo + (hi - lo) * lo_mu, lo + (hi - lo) * hi_mu)
+    if not inside.any():                  # narrower than the grid: bisect around the mean
+        centre = float(np.clip(y.mean(), mu[0], mu[-1]))
+        if _rejected(y, lam, centre, thr):
+            return (lo + (hi - lo) * centre, lo + (hi - lo) * centre)
+        a_in = b_in = centre
+        a_out = float(mu[mu < centre][-1]) if np.any(mu < centre) else 0.0
+        b_out = float(mu[mu > centre][0]) if np.any(mu > centre) else 1.0
+    else:
+        idx = np.flatnonzero(inside)
+        a_in, b_in = float(mu[idx[0]]), float(mu[idx[-1]])
+        a_out = float(mu[idx[0] - 1]) if idx[0] > 0 else 0.0
+        b_out = float(mu[idx[-1] + 1]) if idx[-1] + 1 < mu.size else 1.0
+
+    def refine(inner, outer):
+        if outer in (0.0, 1.0) and not 0.0 < outer < 1.0:
+            return outer                  # the bound itself: never rejected by construction
+        while abs(outer - inner) > tol:
+            mid = 0.5 * (inner + outer)
+            if _rejected(y, lam, mid, thr):
+                outer = mid
+            else:
+                inner = mid
+        return outer
+
+    return (lo + (hi - lo) * refine(a_in, a_out), lo + (hi - lo) * refine(b_in, b_out))

@@ -57,6 +57,7 @@ class Result:
     def to_dict(self) -> dict:
         """Plain-JSON dict (``claim``, ``kind``, ``verdict``, ... first)."""
         d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        d["as_expected"] = self.as_expected
         return to_jsonable(d)
 
     def to_json(self) -> str:
@@ -123,7 +124,10 @@ class IdentityResult(Result):
 
     def summary(self) -> str:
         proof = {True: ", sympy proof ok", False: ", sympy proof FAILED", None: ""}[self.proved]
-        return f"max err {_fmt(self.max_abs_error)} ({self.tol_mode} {_fmt(self.max_scaled_error)} ≤ {self.tol:g}?) over {self.cases} cases{proof}"
+        err = f"max err {_fmt(self.max_abs_error)} ({self.tol_mode} {_fmt(self.max_scaled_error)} vs tol {self.tol:g})"
+        if self.verdict == "holds" and not self.proved:
+            return f"no violation found in {self.cases} cases; {err}"
+        return f"{err} over {self.cases} cases{proof}"
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
