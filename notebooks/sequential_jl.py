@@ -114,12 +114,14 @@ for M in (M_th, 32):
 # %% [markdown]
 # ## 5. How conservative is the theorem?
 #
-# `empirical_min_dim` brackets the M* at which the failure probability equals δ.
+# `empirical_min_dim` brackets the M* at which the failure probability equals δ: a
+# simultaneous 99% confidence bracket (every evaluated dimension's Clopper–Pearson interval at
+# level α / max_looks, Bonferroni over the dimensions the search may evaluate).
 
 # %%
 T_small = 50 if FAST else 300
 res = seqproj.empirical_min_dim(0.5, 0.05, T_small, trials=2_000 if FAST else 20_000, seed=0)
-print(f"T={T_small}: M* ≈ {res.M_star:.1f}  bracket [{res.M_lo}, {res.M_hi}]  "
+print(f"T={T_small}: M* ≈ {res.M_star:.1f}  99% bracket ({res.M_lo}, {res.M_hi}]  "
       f"theorem {res.M_theorem}  efficiency {res.efficiency:.1f} "
       f"[{res.efficiency_interval[0]:.1f}, {res.efficiency_interval[1]:.1f}]")
 

@@ -165,4 +165,5 @@ for k in pa.accept:
 # %%
 for cid in ("mismatch.scaling.staleness_drift_k", "mismatch.scaling.staleness_noise_B"):
     r = verify_claim(get_claim(cid), seed=SEED, budget=None if not FAST else 4)
-    print(f"{cid:40s} {r.verdict:12s} exponent {r.exponent:.3f}  CI {np.round(r.exponent_ci, 3)}")
+    ci = "none (deterministic fit)" if r.exponent_ci is None else np.round(r.exponent_ci, 3)
+    print(f"{cid:40s} {r.verdict:12s} exponent {r.exponent:.3f}  CI {ci}  [{r.guarantee}]")

@@ -10,7 +10,9 @@
   the union bound, scikit-learn's formula and the empirical M* (check A).
 
 Every point is a Monte Carlo estimate with an exact 95 % Clopper–Pearson
-interval; point k of a figure runs chunks on threads with root seed ``100003·seed + k``
+interval, except the empirical M* of ``seqproj_required_M``, whose error bar is
+the simultaneous 99 % confidence bracket of :func:`seqproj.check.empirical_min_dim`
+(Bonferroni over the search's evaluations); point k of a figure runs chunks on threads with root seed ``100003·seed + k``
 (deterministic whatever the number of threads).
 """
 from __future__ import annotations
@@ -174,7 +176,7 @@ def required_M(*, quick: bool, seed: int):
     lo = np.array([e.M_lo for e in emp])
     hi = np.array([e.M_hi for e in emp])
     ax.errorbar(T_emp, est, yerr=[est - lo, hi - est], fmt="D-", color="C3", capsize=2,
-                label="empirical M* (sphere, constant design)")
+                label="empirical M* (sphere, constant design; 99% simultaneous bracket)")
     ax.set(xscale="log", yscale="log", xlabel="horizon T", ylabel="required M", ylim=(20, 1.5e4),
            title=f"required dimension, ε = {EPS}, δ = {DELTA}")
     ax.legend(loc="upper left")

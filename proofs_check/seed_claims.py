@@ -5,7 +5,11 @@
 * ``seed.dg_tail`` — probability bound that holds: the Dasgupta–Gupta tail of
   classical JL for one fixed vector (spec seqproj.md §4, CONFIRMED).
 * ``seed.dg_tail_doubled`` — the same tail with its exponent doubled, a false
-  claim the engine must refute (power check, verification.md §2).
+  claim the engine must refute (a control: power check, verification.md §2).
+
+Each claim's function looks its code under test up at call time
+(:func:`proofs_check.logits.logit_gradient_energy`, :func:`projected_sq_norm_ratio`),
+so a mutation test can replace it (``tests/seqproj/test_mutations.py``).
 """
 from __future__ import annotations
 
@@ -18,7 +22,8 @@ from .engine import IdentityClaim, ProbabilityClaim, register
 from .logits import logit_gradient_energy
 from .symbolic import prove_logit_energy_identity
 
-__all__ = ["bernoulli_events", "chi2_deviation_events", "dg_tail_bound", "energy_cases"]
+__all__ = ["bernoulli_events", "chi2_deviation_events", "dg_tail_bound", "energy_cases",
+           "projected_sq_norm_ratio", "prove_energy_identity"]
 
 
 # -- the logit-gradient energy identity --------------------------------------
@@ -52,8 +57,31 @@ def energy_cases(rng: np.random.Generator, n: int, *, max_v: int = 64, max_scale
     return lhs, rhs
 
 
-def _prove_energy_small_v(v_max: int = 6) -> bool:
-    return all(prove_logit_energy_identity(V) for V in range(2, v_max + 1))
+def _implementation_form_matches(V: int) -> bool:
+    """Sympy: the form ``logit_gradient_energy`` evaluates, ``(1 − p_a)² + Σ_{b≠a} p_b²``
+    with ``1 − p_a`` computed as ``Σ_{b≠a} p_b``, equals ``‖e_a − softmax(z)‖²`` for
+    every ``a``.  Exact rational arithmetic in ``w_b = e^{z_b} > 0``
+    (``p_b = w_b / Σ_c w_c``): the difference cancels to 0."""
+    import sympy as sp
+
+    w = sp.symbols(f"w0:{V}", positive=True)
+    Z = sum(w)
+    p = [wi / Z for wi in w]
+    for a in range(V):
+        others = [p[b] for b in range(V) if b != a]
+        impl = sum(others) ** 2 + sum(pb ** 2 for pb in others)
+        lhs = sum(((1 if b == a else 0) - p[b]) ** 2 for b in range(V))
+        if sp.cancel(lhs - impl) != 0:
+            return False
+    return True
+
+
+def prove_energy_identity(v_max: int = 6) -> bool:
+    """Symbolic proof for ``V = 2..v_max``: the statement's two sides are equal
+    (:func:`proofs_check.symbolic.prove_logit_energy_identity`) and so is the
+    rearrangement that :func:`proofs_check.logits.logit_gradient_energy` computes."""
+    return all(prove_logit_energy_identity(V) and _implementation_form_matches(V)
+               for V in range(2, v_max + 1))
 
 
 register(IdentityClaim(
@@ -64,8 +92,10 @@ register(IdentityClaim(
     params={"max_v": 64, "max_scale": 1e4, "sympy_v": "2..6"},
     fn=functools.partial(energy_cases, max_v=64, max_scale=1e4),
     tol=1e-12, tol_mode="absolute",
-    proof=_prove_energy_small_v,
+    proof=prove_energy_identity,
     chunk_size=100, default_budget=2_000, quick_budget=300,
+    role="statement", expected="holds",
+    notes="the energy lies in [0, 2], so an absolute tolerance of 1e-12 is a few hundred ulps",
 ))
 
 
@@ -76,14 +106,18 @@ def dg_tail_bound(M: int, eps: float, *, exponent_factor: float = 1.0) -> float:
     return 2.0 * math.exp(-exponent_factor * (M / 2.0) * (eps ** 2 / 2 - eps ** 3 / 3))
 
 
-def chi2_deviation_events(M: int, eps: float, rng: np.random.Generator, n: int) -> int:
-    """Number of ``n`` trials with ``|‖Πu‖² − ‖u‖²| > ε‖u‖²``.
+def projected_sq_norm_ratio(M: int, rng: np.random.Generator, n: int) -> np.ndarray:
+    """``n`` independent draws of ``‖Πu‖²/‖u‖²`` for ``Π`` with i.i.d. ``N(0, 1/M)`` entries.
 
-    For ``Π`` with i.i.d. ``N(0, 1/M)`` entries and any fixed ``u``,
-    ``Πu ~ N(0, ‖u‖² I_M / M)`` by rotation invariance, so
-    ``‖Πu‖²/‖u‖² ~ χ²_M / M`` exactly; one draw per trial.
+    For any fixed ``u``, ``Πu ~ N(0, ‖u‖² I_M / M)`` by rotation invariance, so
+    the ratio is exactly ``χ²_M / M``; one draw per trial.
     """
-    r = rng.chisquare(M, size=n) / M
+    return rng.chisquare(M, size=n) / M
+
+
+def chi2_deviation_events(M: int, eps: float, rng: np.random.Generator, n: int) -> int:
+    """Number of ``n`` trials with ``|‖Πu‖² − ‖u‖²| > ε‖u‖²`` (see :func:`projected_sq_norm_ratio`)."""
+    r = projected_sq_norm_ratio(M, rng, n)
     return int(np.count_nonzero(np.abs(r - 1.0) > eps))
 
 
@@ -102,16 +136,19 @@ register(ProbabilityClaim(
     fn=functools.partial(chi2_deviation_events, _DG_M, _DG_EPS),
     delta=dg_tail_bound(_DG_M, _DG_EPS),
     chunk_size=1_000, default_budget=1_000_000, quick_budget=100_000,
+    role="statement", expected="holds",
 ))
 
 register(ProbabilityClaim(
     id="seed.dg_tail_doubled",
-    statement="FALSE on purpose: P(|‖Πu‖² − ‖u‖²| > ε‖u‖²) ≤ 2 exp(−M(ε²/2 − ε³/3))",
+    statement="P(|‖Πu‖² − ‖u‖²| > ε‖u‖²) ≤ 2 exp(−M(ε²/2 − ε³/3)), Π Gaussian, u fixed",
     source="mutation of Dasgupta & Gupta 2003 (exponent doubled); power check of verification.md §2",
     label="DERIVED",
     params={"M": _DG_M, "eps": _DG_EPS, "exponent_factor": 2.0},
     fn=functools.partial(chi2_deviation_events, _DG_M, _DG_EPS),
     delta=dg_tail_bound(_DG_M, _DG_EPS, exponent_factor=2.0),
     chunk_size=1_000, default_budget=1_000_000, quick_budget=100_000,
-    notes="negative control: the engine must refute it",
+    role="control", expected="refuted",
+    notes="false on purpose (exponent doubled: bound 0.0020 against the true rate 0.0049 = P(|χ²_400/400 − 1| > 0.2)); "
+          "the engine must refute it",
 ))

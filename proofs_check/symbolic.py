@@ -82,26 +82,33 @@ def prove_zero_sum_logit_update(V: int | None = None) -> bool:
     return True
 
 
+def _telescoping_summand(rho_t, suffix_next):
+    """``(ρ_t − 1) Π_{j>t} ρ_j`` written with ``suffix_next = Π_{j>t} ρ_j``."""
+    return (rho_t - 1) * suffix_next
+
+
 def prove_telescoping_ratio(T: int | None = None) -> bool:
     r"""``Π_{t=1}^T ρ_t − 1 = Σ_{t=1}^T (ρ_t − 1) Π_{j>t} ρ_j``.
 
     ``T`` an int in [1, 10]: expanded polynomial identity in symbols
-    ``ρ_1..ρ_T``.  ``T=None``: induction — the base case ``T = 1`` and the step
-    ``S_{T+1} = ρ_{T+1} S_T + (ρ_{T+1} − 1)`` (split off ``t = T+1``; every
-    other summand gains the factor ``ρ_{T+1}``) turns ``S_T = P_T − 1`` into
-    ``S_{T+1} = P_T ρ_{T+1} − 1``.  Source: the tangent/remainder split of
-    spec ``mismatch.md`` §4; listed in issue 6 (DERIVED).
+    ``ρ_1..ρ_T``.  ``T=None`` (symbolic ``T``): with the suffix products
+    ``Q(t) = Π_{j≥t} ρ_j`` (so ``Q(t) = ρ_t Q(t+1)``, ``Q(1) = Π ρ``,
+    ``Q(T+1) = 1``) sympy must rewrite each summand as ``Q(t) − Q(t+1)`` and
+    evaluate the telescoping ``Σ_{t=1}^T`` to ``Q(1) − Q(T+1)``.  Source: the
+    tangent/remainder split of spec ``mismatch.md`` §4; listed in issue 6 (DERIVED).
     """
     if T is None:
-        r1, r_next, P_T = sp.symbols("rho_1 rho_next P_T", positive=True)
-        base = sp.expand((r1 - 1) - (r1 - 1)) == 0
-        S_T = P_T - 1  # induction hypothesis
-        S_next = r_next * S_T + (r_next - 1)
-        return base and sp.expand(S_next - (P_T * r_next - 1)) == 0
+        t, Ts = sp.symbols("t T", integer=True, positive=True)
+        rho, Q = sp.Function("rho"), sp.Function("Q")
+        summand = _telescoping_summand(rho(t), Q(t + 1))
+        # the only fact used: Q(t) = ρ_t Q(t+1), i.e. ρ_t = Q(t)/Q(t+1)
+        summand = sp.simplify(summand.subs(rho(t), Q(t) / Q(t + 1)))
+        total = sp.Sum(sp.expand(summand), (t, 1, Ts)).doit()
+        return sp.simplify(total - (Q(1) - Q(Ts + 1))) == 0
     T = check_int("T", T, lo=1, hi=10)
     rho = sp.symbols(f"rho1:{T + 1}", positive=True)
     lhs = sp.prod(rho) - 1
-    rhs = sum((rho[t] - 1) * sp.prod(rho[t + 1:]) for t in range(T))
+    rhs = sum(_telescoping_summand(rho[t], sp.prod(rho[t + 1:])) for t in range(T))
     return sp.expand(lhs - rhs) == 0
 
 

@@ -135,10 +135,15 @@ class MinDimResult:
 
     ``M_star`` is the point estimate (log-linear interpolation of ``p̂(M)``
     between the two evaluated dimensions that straddle δ); ``M_lo``/``M_hi``
-    bracket it: at ``M_lo`` the Clopper–Pearson interval (level ``alpha``) lies
-    above δ, at ``M_hi`` below (p is decreasing in M).  ``efficiency`` is
-    ``M_theorem / M_star`` with interval ``(M_theorem/M_hi, M_theorem/M_lo)``.
-    ``evaluations`` lists ``(M, events, trials)``.
+    bracket it: at ``M_lo`` the Clopper–Pearson interval lies above δ, at
+    ``M_hi`` below (p is decreasing in M).  Every evaluated dimension's interval
+    is at level ``alpha / max_looks`` (Bonferroni over the at most ``max_looks``
+    dimensions the search may evaluate, a bound fixed before the search; each
+    dimension has its own independent trials), so with probability ≥ 1 − α all
+    of them cover at once and ``M_lo < M* ≤ M_hi``: a simultaneous (1 − α)
+    confidence bracket, not a single CP interval.  ``efficiency`` is
+    ``M_theorem / M_star`` with interval ``(M_theorem/M_hi, M_theorem/M_lo)``
+    (same level).  ``evaluations`` lists ``(M, events, trials)``.
     """
 
     eps: float
@@ -157,6 +162,7 @@ class MinDimResult:
     seed: int
     alpha: float
     simulator: str
+    max_looks: int
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -178,9 +184,12 @@ def empirical_min_dim(eps, delta, T, *, columns="sphere", adversary="constant", 
 
     Bisection on integer ``M`` (``p`` decreases in ``M``), ``trials`` trials per
     evaluated ``M``, each ``M`` with its own seed ``SeedSequence(seed, spawn_key=(M,))``.
-    The bracket ``[M_lo, M_hi]`` is the widest pair of evaluated dimensions with
-    the Clopper–Pearson interval (level α) above δ at ``M_lo`` and below δ at
-    ``M_hi``; ``M_star`` interpolates ``log p̂`` linearly between the evaluated
+    The bracket ``(M_lo, M_hi]`` is a simultaneous (1 − α) confidence bracket
+    for ``M*``: the closest pair of evaluated dimensions with the Clopper–Pearson
+    interval at level ``α / max_looks`` above δ at ``M_lo`` and below δ at
+    ``M_hi`` (``max_looks`` bounds the number of evaluated dimensions: the
+    geometric search, ``max_evals`` in all for the bisection, 16 refinement
+    steps).  ``M_star`` interpolates ``log p̂`` linearly between the evaluated
     dimensions closest to δ.  Also reports ``M_theorem /M*`` (spec §6 A; the
     spec's own runs suggest 7–10).
     """
@@ -188,12 +197,19 @@ def empirical_min_dim(eps, delta, T, *, columns="sphere", adversary="constant", 
     delta = check_open_unit("delta", delta)
     T = check_int("T", T, lo=1)
     trials = check_int("trials", trials, lo=100)
+    alpha = check_open_unit("alpha", alpha)
     adv = require_predictable(adversary)
     sim = choose_simulator(columns, adv, simulator)
     if sim == "lookahead":
         raise ValueError("empirical_min_dim needs a predictable adversary")
     M_th = int(sequential_jl_min_dim(eps, delta, T, cx=cx, x0=x0))
     M_max = M_th if M_max is None else check_int("M_max", M_max, lo=2)
+    max_evals = check_int("max_evals", max_evals, lo=2)
+    # bound on the number of evaluated dimensions, fixed before the search: the geometric
+    # search (at most ceil(log2 M_max) + 1 points), the bisection (at most max_evals points
+    # in all) and the refinement (at most 2 x 8 points)
+    max_looks = max(max_evals, math.ceil(math.log2(M_max)) + 1) + 16
+    level = alpha / max_looks
     evals: dict[int, tuple[int, int]] = {}
 
     def p_at(M):
@@ -233,7 +249,7 @@ def empirical_min_dim(eps, delta, T, *, columns="sphere", adversary="constant", 
         M_star = 0.5 * (lo + hi)
 
     def ci(M):
-        return _cp(*evals[M], alpha)
+        return _cp(*evals[M], level)
 
     # refine the bracket: step outwards from M* until the exact intervals exclude δ
     step = max(1, int(round(0.04 * M_star)))
@@ -254,4 +270,5 @@ def empirical_min_dim(eps, delta, T, *, columns="sphere", adversary="constant", 
     M_lo = max(above) if above else 2
     return MinDimResult(eps, delta, T, columns, adv.name, float(M_star), int(M_lo), int(M_hi), M_th,
                         M_th / M_star, (M_th / M_hi, M_th / M_lo),
-                        tuple((M, *evals[M]) for M in Ms), trials, int(seed), alpha, sim)
+                        tuple((M, *evals[M]) for M in Ms), trials, int(seed), alpha, sim,
+                        int(max_looks))

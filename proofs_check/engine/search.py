@@ -3,8 +3,8 @@
 A point θ violates ``lhs ≤ rhs`` when the signed margin exceeds the
 floating-point allowance: ``lhs − rhs > atol + rtol·|rhs|`` (:func:`violates`;
 ``rhs ≤ 0`` is allowed).  The search maximises the scale-free score
-``s = (lhs − rhs)/|rhs|`` (``= lhs/rhs − 1`` where ``rhs > 0``;
-:func:`score`).
+``s = (lhs − rhs)/|rhs|`` (``= lhs/rhs − 1`` where ``rhs > 0``; degenerate
+points with ``lhs = rhs = 0`` score −1; :func:`score`).
 
 One chunk of ``n`` evaluations: ``random_fraction·n`` random points of the
 domain, then local ascent of the score (Gaussian steps with the 1/5th success
@@ -29,15 +29,21 @@ STATUS = {0: "no violation", 1: "violation in float64 (no mpmath evaluator)",
           2: "violation confirmed in mpmath (50 digits)"}
 
 
-def score(lhs: float, rhs: float) -> float:
-    """Scale-free signed margin ``(lhs − rhs)/|rhs|`` (``±inf``/0 at ``rhs = 0``;
-    NaN when a side is not finite)."""
+def score(lhs: float, rhs: float, atol: float = 0.0) -> float:
+    """Scale-free signed margin ``(lhs − rhs)/|rhs|``; NaN when a side is not finite.
+
+    At ``rhs = 0`` the ratio is undefined: a violation (``lhs > atol``) scores
+    ``+inf``; ``0 ≤ lhs ≤ atol`` scores −1 (as ``lhs/rhs = 0`` would: a
+    degenerate point, not a tight one, so the search does not climb to it);
+    ``lhs < 0`` scores ``−inf``."""
     lhs, rhs = float(lhs), float(rhs)
     if not (math.isfinite(lhs) and math.isfinite(rhs)):
         return math.nan
     if rhs != 0.0:
         return (lhs - rhs) / abs(rhs)
-    return math.inf if lhs > 0 else (0.0 if lhs == 0 else -math.inf)
+    if lhs > atol:
+        return math.inf
+    return -1.0 if lhs >= 0 else -math.inf
 
 
 def violates(lhs, rhs, atol: float, rtol: float) -> bool:
@@ -57,12 +63,13 @@ def confirm_mp(evaluate_mp, theta, atol: float, rtol: float, dps: int = 50):
         lhs, rhs = evaluate_mp(np.asarray(theta, dtype=float))
         lhs, rhs = mpmath.mpf(lhs), mpmath.mpf(rhs)
         bad = violates(lhs, rhs, mpmath.mpf(atol), mpmath.mpf(rtol))
-        # the score of the true point, computed in high precision
+        # the score of the true point, computed in high precision; a rejected
+        # point is never scored above 0 (it satisfies the claim up to the allowance)
         if rhs != 0:
             s = float((lhs - rhs) / abs(rhs))
         else:
-            s = math.inf if lhs > 0 else (0.0 if lhs == 0 else -math.inf)
-        return bad, float(lhs), float(rhs), s
+            s = math.inf if lhs > atol else (-1.0 if lhs >= 0 else -math.inf)
+        return bad, float(lhs), float(rhs), (s if bad else min(s, 0.0))
 
 
 def search_chunk(sample, evaluate, project, evaluate_mp, step, random_fraction, atol, rtol, rng, n):
@@ -81,7 +88,7 @@ def search_chunk(sample, evaluate, project, evaluate_mp, step, random_fraction, 
         nonlocal best, found, evals, nonfinite, artefacts
         evals += 1
         lhs, rhs = evaluate(theta)
-        s = score(lhs, rhs)
+        s = score(lhs, rhs, atol)
         if math.isnan(s):
             nonfinite += 1
             return -math.inf

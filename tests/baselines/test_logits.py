@@ -60,11 +60,19 @@ def test_extreme_logits_large_vocabulary(rng, scale):
     assert np.all(np.isfinite(e)) and np.all(np.abs(s2 - direct) <= 1e-12)
     sc = softmax_score(z, a)
     assert np.all(np.abs(np.sum(sc * sc, axis=1) - e) <= 1e-12)
-    # one dominant logit: p_a -> 1 (energy ~ 0) and the complementary token
+    # one dominant logit z_7 = 30, the rest 0: p_b = 1/(e^30 + V − 1) for b ≠ 7, 1 − p_7 = (V − 1) p_b,
+    # energy = (1 − p_7)² + (V − 1) p_b² ≈ 8.8e-17 — representable, far below one ulp of 1, so the
+    # cancelling form 1 − 2p_7 + Σp² (error ~1e-16) cannot meet this relative tolerance
     z = np.zeros(V)
-    z[7] = 1e4
-    assert logit_gradient_energy(z[None], np.array([7]))[0] == pytest.approx(0.0, abs=1e-300)
-    assert logit_gradient_energy(z[None], np.array([8]))[0] == pytest.approx(2.0, abs=1e-12)
+    z[7] = 30.0
+    with mpmath.workdps(50):
+        pb = 1 / (mpmath.exp(30) + (V - 1))
+        ref_a = float(((V - 1) * pb) ** 2 + (V - 1) * pb ** 2)
+        p7 = 1 - (V - 1) * pb
+        ref_b = float((1 - pb) ** 2 + p7 ** 2 + (V - 2) * pb ** 2)  # a non-dominant token
+    assert logit_gradient_energy(z[None], np.array([7]))[0] == pytest.approx(ref_a, rel=1e-12)
+    assert 5e-17 < ref_a < 1e-16
+    assert logit_gradient_energy(z[None], np.array([8]))[0] == pytest.approx(ref_b, rel=1e-14)
 
 
 def test_energy_accurate_when_pa_near_one():

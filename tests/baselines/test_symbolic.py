@@ -45,9 +45,16 @@ def test_the_machinery_rejects_false_identities():
     wrong = sp.Sum(sp.expand((sp.KroneckerDelta(a, b) - p[b]) ** 2), (b, 1, V)) \
         - (1 - p[a] + sp.Sum(p[b] ** 2, (b, 1, V)))
     assert symbolic._sum_doit_refined(wrong, sp.Q.le(a, V)) != 0
-    rho = sp.symbols("r1:4", positive=True)
-    wrong_tel = sp.prod(rho) - 1 - sum((rho[t] - 1) * sp.prod(rho[:t]) * rho[t] for t in range(3))
-    assert sp.expand(wrong_tel) != 0
+
+
+@pytest.mark.parametrize("T", [3, None])
+def test_telescoping_proof_fails_for_a_wrong_summand(monkeypatch, T):
+    """The proof (explicit T and the general-T telescoping sum) goes through the project's summand:
+    a summand with the suffix product off by one factor must make it return False."""
+    monkeypatch.setattr(symbolic, "_telescoping_summand", lambda rho_t, suffix: (rho_t - 1) * suffix * rho_t)
+    assert not prove_telescoping_ratio(T)
+    monkeypatch.setattr(symbolic, "_telescoping_summand", lambda rho_t, suffix: rho_t * suffix)
+    assert not prove_telescoping_ratio(T)
 
 
 def test_bad_sizes():

@@ -63,12 +63,27 @@ def test_sweep_and_variance_shapes():
     s = group_size_sweep(task, kinds=("mean", "otb"), Ns=(2, 4), seeds=2, steps=3, batch=8)
     assert set(s.final) == {"mean/2", "mean/4", "otb/2", "otb/4"}
     m, lo, hi = s.summary("otb", 4)
-    assert lo <= m <= hi
+    ref = stats.ttest_1samp(s.final["otb/4"], 0.0).confidence_interval(0.95)
+    assert m == pytest.approx(np.mean(s.final["otb/4"]), abs=1e-15)
+    assert (lo, hi) == pytest.approx((ref.low, ref.high), abs=1e-12)
     v, se = gradient_variance(np.zeros((task.n_states, 3)), task, "otb", 4, batch=8, reps=20, rng=0)
     assert v > 0 and se > 0
-    d, lo, hi = diff_interval([1.0, 2.0, 3.0], [0.0, 1.0, 1.5])
-    assert lo < d < hi
-    assert mean_interval([1.0, 1.0, 1.0])[0] == 1.0
+
+
+def test_intervals_match_scipy():
+    """Student-t and Welch intervals against SciPy's (independent implementations)."""
+    g = np.random.default_rng(3)
+    x, y = g.normal(0.3, 1.0, 7), g.normal(0.0, 2.5, 12)
+    for level in (0.9, 0.95, 0.99):
+        m, lo, hi = mean_interval(x, level)
+        ref = stats.ttest_1samp(x, 0.0).confidence_interval(level)
+        assert (m, lo, hi) == pytest.approx((x.mean(), ref.low, ref.high), abs=1e-12)
+        d, lo, hi = diff_interval(x, y, level)
+        ref = stats.ttest_ind(x, y, equal_var=False).confidence_interval(level)
+        assert (d, lo, hi) == pytest.approx((x.mean() - y.mean(), ref.low, ref.high), abs=1e-12)
+    assert diff_interval([1.0, 1.0], [0.0, 0.0]) == (1.0, 1.0, 1.0)  # zero spread: a point
+    m, lo, hi = mean_interval([2.0])
+    assert m == 2.0 and np.isnan(lo) and np.isnan(hi)
     assert set(TOY_KINDS) == {"none", "mean", "rloo", "global_bstar", "otb"}
 
 

@@ -40,13 +40,32 @@ def test_quick_identity_claims_hold(cid):
     assert r.verdict == "holds", r.to_dict()
 
 
-def test_mutated_equivalence_is_refused():
-    """Power: the ridge identity at a tolerance below round-off is refuted."""
-    from proofs_check.engine.verify import verify_claim
-    from proofs_check.engine.registry import get_claim
+def test_smallest_m_censoring_is_never_a_value():
+    """'Not reached on the grid' is NaN (censored), never a number that a fit could use."""
+    import math
 
-    c = replace(get_claim("ensemble.equivalence.mean_is_ridge"), tol=1e-300, tol_mode="absolute")
-    assert verify_claim(c, budget=50).verdict == "refuted"
+    from seqproj.ensemble_claims import smallest_m_on_grid
+
+    ms = (1, 2, 4, 8)
+    ts = 100.0
+    assert smallest_m_on_grid(ms, [130, 105, 108, 109], ts, 0.10) == 2
+    assert smallest_m_on_grid(ms, [105, 130, 108, 109], ts, 0.10) == 4    # from which on
+    assert smallest_m_on_grid(ms, [100, 100, 100, 100], ts, 0.10) == 1
+    assert math.isnan(smallest_m_on_grid(ms, [100, 100, 100, 111], ts, 0.10))
+    assert math.isnan(smallest_m_on_grid(ms, [200, 200, 200, 200], ts, 0.10))
+
+
+def test_roles_and_expectations_are_declared():
+    by_id = {c.id: c for c in _ours()}
+    for c in by_id.values():
+        assert c.role in ("statement", "control", "measurement")
+        assert c.expected in ("holds", "refuted", None)
+    for cid, c in by_id.items():
+        if cid.startswith("ensemble.failure."):
+            assert (c.role, c.expected) == ("control", "holds"), cid
+        if cid.startswith("ensemble.regret.") or cid.startswith("ensemble.tracking.haar"):
+            assert c.kind != "comparison" or c.bounds is None, cid   # no honest a.s. range
+    assert by_id["ensemble.regret.smallest_m_vs_d"].version >= 2
 
 
 def test_sweep_cache_is_transparent():

@@ -52,8 +52,8 @@ def test_mutated_claims_are_refuted():
 
 
 def _flipped(rng, n):
-    lhs, rhs = mc.gain_tangent_cases(rng, n)
-    return lhs, -rhs
+    lhs, rhs, scale = mc.gain_tangent_cases(rng, n)
+    return lhs, -rhs, scale
 
 
 def test_scaling_claims_quick():

@@ -19,10 +19,16 @@ def test_check_coverage_holds_at_theorem_M_and_refuted_at_32():
 
 
 def test_check_coverage_full_simulator_path():
-    r = seqproj.check_coverage(64, 0.5, 0.05, 100, columns="rademacher", adversary="coordinate",
+    """Full simulator (Rademacher columns, coordinate adversary): holds at the theorem's M for
+    T = 100, refuted far below it (p ≈ 0.4 at M = 32)."""
+    M = seqproj.sequential_jl_min_dim(0.5, 0.05, 100)
+    r = seqproj.check_coverage(M, 0.5, 0.05, 100, columns="rademacher", adversary="coordinate",
                                budget=300, seed=0)
-    assert r.params["simulator"] == "full" and r.verdict in ("holds", "refuted", "inconclusive")
-    assert r.trials >= 100
+    assert r.params["simulator"] == "full"
+    assert r.verdict == "holds" and r.events == 0 and r.trials >= 100
+    r32 = seqproj.check_coverage(32, 0.5, 0.05, 100, columns="rademacher", adversary="coordinate",
+                                 budget=300, seed=0)
+    assert r32.verdict == "refuted" and r32.ci[0] > 0.05
 
 
 def test_check_coverage_executor_invariance():
@@ -50,11 +56,20 @@ def test_check_coverage_bad_input(kw, arg):
 def test_empirical_min_dim_brackets():
     r = seqproj.empirical_min_dim(0.5, 0.05, 50, trials=3000, seed=2)
     assert r.M_lo <= r.M_star <= r.M_hi <= r.M_theorem
+    # the bracket is simultaneous: every evaluated point at level alpha / max_looks
+    assert r.max_looks >= len(r.evaluations)
+    from seqproj.check import _cp
+    ev = {M: (k, n) for M, k, n in r.evaluations}
+    assert _cp(*ev[r.M_hi], r.alpha / r.max_looks)[1] < 0.05
+    if r.M_lo > 2:
+        assert _cp(*ev[r.M_lo], r.alpha / r.max_looks)[0] > 0.05
     assert r.efficiency > 1 and r.efficiency_interval[0] <= r.efficiency <= r.efficiency_interval[1]
     d = r.to_dict()
     assert d["seed"] == 2 and len(d["evaluations"]) >= 3
     with pytest.raises(ValueError, match="predictable"):
         seqproj.empirical_min_dim(0.5, 0.05, 50, adversary="lookahead")
+    with pytest.raises(ValueError, match="alpha"):
+        seqproj.empirical_min_dim(0.5, 0.05, 50, alpha=1.5)
 
 
 def test_claims_registered_and_picklable():

@@ -25,7 +25,8 @@ def test_full_kernel_equals_numpy_reference(columns, adv):
     a = simulate_full(12, 0.5, 30, 9, 7, **kw)
     b = simulate_full(12, 0.5, 30, 9, 7, backend="numpy", **kw)
     assert _same(a, b)
-    assert a.failed.any() or a.max_dev.max() > 0  # non-trivial paths
+    # non-trivial paths: trials differ from one another and the ratio moves
+    assert np.unique(a.final_ratio).size > 1 and a.max_dev.min() > 0
 
 
 @pytest.mark.parametrize("columns", ["sphere", "gaussian"])

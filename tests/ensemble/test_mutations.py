@@ -1,0 +1,256 @@
+"""Mutation checks: break the code under test, watch each ``ensemble.*`` claim family change verdict.
+
+One test per claim family (claims sharing one function under test).  Each test
+runs the claim (or, where the registered size is too slow for the default test
+run, the same claim function at a smaller size, built with
+:func:`proofs_check.engine.claims.replace`) once on the real code and once with
+a plausibly broken version monkeypatched where the claim's code looks it up,
+and asserts that the verdict moves away from the normal one.  Serial executor,
+``out=None``, seed 0, α = 0.01.
+"""
+import functools
+import math
+
+import numpy as np
+import pytest
+
+import seqproj.bandits as bandits
+import seqproj.ensemble as ensemble
+import seqproj.ensemble_claims as ec
+from proofs_check.engine.claims import replace
+from proofs_check.engine.registry import get_claim
+from proofs_check.engine.verify import verify_claim
+from seqproj.bandits import EnsemblePP
+
+
+@pytest.fixture(autouse=True)
+def _fresh_sweep_cache():
+    ec.clear_sweep_cache()
+    yield
+    ec.clear_sweep_cache()
+
+
+def _verdict(claim, budget):
+    return verify_claim(claim, budget=budget, seed=0, alpha=0.01).verdict
+
+
+# ------------------------------------------------------------------ mutated code
+def _update_ignoring_noise_sd(orig):
+    """Bug: the rank-one update uses σ = 1 whatever ``noise_sd`` is."""
+    def update(self, x, y, *, z=None):
+        sig = self.noise_sd
+        self.noise_sd = 1.0
+        try:
+            orig(self, x, y, z=z)
+        finally:
+            self.noise_sd = sig
+    return update
+
+
+def _factor_update_without_sigma(orig):
+    """Bug: the factor update adds z_t instead of σ·z_t (A_t = A + (g/c)(z − Aᵀx)ᵀ)."""
+    def update(self, x, y, *, z=None):
+        if z is None:
+            z = ensemble.sample_perturbation(self.perturbation, self.M, self._rng, s=self.s)
+        orig(self, x, y, z=np.asarray(z, float) / self.noise_sd)
+    return update
+
+
+def _zero_index(family, M, rng, size=None, *, s=2):
+    """Bug: the index law returns ζ = 0 (every 'sample' is the posterior mean)."""
+    return np.zeros(M) if size is None else np.zeros((size, M))
+
+
+def _scaled_perturbation(orig, factor):
+    def sample_perturbation(family, M, rng, size=None, *, s=2):
+        return factor(M) * orig(family, M, rng, size=size, s=s)
+    return sample_perturbation
+
+
+def _reseeded_perturbation(orig):
+    """Bug: the perturbation generator is re-seeded on every call (same z every round)."""
+    def sample_perturbation(family, M, rng, size=None, *, s=2):
+        return orig(family, M, np.random.default_rng(12345), size=size, s=s)
+    return sample_perturbation
+
+
+# ------------------------------------------------------------------ §2 equivalences
+def test_mean_is_ridge_refuted_when_update_ignores_noise_sd(monkeypatch):
+    c = get_claim("ensemble.equivalence.mean_is_ridge")
+    assert _verdict(c, 50) == "holds"
+    monkeypatch.setattr(ensemble.LinearEnsemblePP, "update",
+                        _update_ignoring_noise_sd(ensemble.LinearEnsemblePP.update))
+    assert _verdict(c, 50) == "refuted"
+
+
+def test_one_hot_equivalence_refuted_when_factor_update_drops_sigma(monkeypatch):
+    c = get_claim("ensemble.equivalence.one_hot_is_ensemble_sampling")
+    assert _verdict(c, 50) == "holds"
+    monkeypatch.setattr(ensemble.LinearEnsemblePP, "update",
+                        _factor_update_without_sigma(ensemble.LinearEnsemblePP.update))
+    assert _verdict(c, 50) == "refuted"
+
+
+def test_sgd_equivalence_refuted_when_hypermodel_perturbation_is_scaled(monkeypatch):
+    c = get_claim("ensemble.equivalence.sgd_to_closed_form")
+    assert _verdict(c, 10) == "holds"
+    orig = ensemble.LinearHypermodel.loss_gradient
+
+    def loss_gradient(self, Xi, *, rows=None):
+        # bug: the stored perturbations enter the hypermodel loss twice as large
+        Z = self._Z
+        self._Z = [2.0 * z for z in Z]
+        try:
+            return orig(self, Xi, rows=rows)
+        finally:
+            self._Z = Z
+
+    monkeypatch.setattr(ensemble.LinearHypermodel, "loss_gradient", loss_gradient)
+    assert _verdict(c, 10) == "refuted"
+
+
+# ------------------------------------------------------------------ §4.1 tracking (scaling)
+def test_decay_in_m_refuted_when_perturbations_unnormalised(monkeypatch):
+    c = get_claim("ensemble.tracking.decay_in_M")
+    small = replace(c, fn=functools.partial(
+        ec._sup_error_grid, "M", tuple(c.x), {**ec._TRACK, "T": 200, "init": "random"}))
+    assert _verdict(small, 6) == "holds"
+    # N(0, I) instead of N(0, I/M): A Aᵀ → M Σ, the error grows like M
+    monkeypatch.setattr(ensemble, "sample_perturbation",
+                        _scaled_perturbation(ensemble.sample_perturbation, math.sqrt))
+    assert _verdict(small, 6) == "refuted"
+
+
+def test_flat_in_d_refuted_when_perturbations_unnormalised(monkeypatch):
+    c = get_claim("ensemble.tracking.flat_in_d")
+    small = replace(c, fn=functools.partial(
+        ec._sup_error_grid, "d", tuple(c.x), {"T": 200, "K": 100, "M_per_d": 8}))
+    assert _verdict(small, 3) != "refuted"
+    monkeypatch.setattr(ensemble, "sample_perturbation",
+                        _scaled_perturbation(ensemble.sample_perturbation, math.sqrt))
+    assert _verdict(small, 3) == "refuted"
+
+
+def test_flat_in_t_refuted_when_perturbation_is_reused(monkeypatch):
+    c = get_claim("ensemble.tracking.flat_in_T")
+    assert _verdict(c, 3) != "refuted"       # 'holds' needs the default budget (8)
+    monkeypatch.setattr(ensemble, "sample_perturbation",
+                        _reseeded_perturbation(ensemble.sample_perturbation))
+    assert _verdict(c, 3) == "refuted"
+
+
+# ------------------------------------------------------------------ §4.1 tracking (comparison)
+def test_haar_start_refuted_when_haar_rows_unnormalised(monkeypatch):
+    c = get_claim("ensemble.tracking.haar_start_lowers_sup")
+    small = replace(c, fn=functools.partial(ec._haar_minus_random, 10, 80, 200))
+    normal = _verdict(small, 10)
+    assert normal != "refuted"
+    orig = ensemble.haar_rows
+    # bug: the orthogonal start is not normalised (B Bᵀ = 4 I instead of I)
+    monkeypatch.setattr(ensemble, "haar_rows", lambda d, M, rng: 2.0 * orig(d, M, rng))
+    assert _verdict(small, 10) == "refuted"
+
+
+# ------------------------------------------------------------------ §4.2 regret sweep
+def test_regret_finite_refuted_when_index_law_is_broken(monkeypatch):
+    c = get_claim("ensemble.regret.finite.d10.gaussian")
+    # same claim function at d = 4, K = 100, T = 300 (the registered size takes minutes)
+    small = replace(c, fn=functools.partial(ec._regret_gap, 4, 100, 300, EnsemblePP(32).label,
+                                            0.10))
+    assert _verdict(small, 40) != "refuted"
+    monkeypatch.setattr(bandits, "sample_index", _zero_index)
+    assert _verdict(small, 40) == "refuted"
+
+
+def test_sweep_cache_never_serves_a_mutated_simulator(monkeypatch):
+    rng = lambda: np.random.default_rng(3)  # noqa: E731
+    a = ec.sweep_chunk_finals(3, 20, 30, rng(), 2)
+    monkeypatch.setattr(bandits, "sample_index", _zero_index)
+    b = ec.sweep_chunk_finals(3, 20, 30, rng(), 2)
+    assert not np.array_equal(a, b)
+    monkeypatch.undo()
+    np.testing.assert_array_equal(ec.sweep_chunk_finals(3, 20, 30, rng(), 2), a)
+    with pytest.raises(ValueError):
+        a[0, 0] = 0.0                                     # cached arrays are read-only
+
+
+def _smallest_m_small():
+    c = get_claim("ensemble.regret.smallest_m_vs_d")
+    return replace(c, x=[2, 4, 8],
+                   fn=functools.partial(ec._smallest_m_vs_d, (2, 4, 8), 50, 200, 10, 0.10))
+
+
+def test_smallest_m_never_holds_when_ensemble_never_reaches_ts(monkeypatch):
+    """Issue 9 item 3: 'never reached' used to become 8d·√2 and read as exponent 1 ('holds')."""
+    monkeypatch.setattr(bandits, "sample_index", _zero_index)       # Ensemble++ = greedy
+    r = verify_claim(_smallest_m_small(), budget=2, seed=0, alpha=0.01)
+    assert r.verdict == "inconclusive"
+    assert all(math.isnan(v) for v in r.y_mean)
+
+
+def test_smallest_m_refuted_when_baseline_is_broken(monkeypatch):
+    normal = _verdict(_smallest_m_small(), 2)
+    assert normal != "refuted"
+    # bug: exact TS plays its posterior mean (the L^{-T} g term is lost): every M is within
+    # 10% of it at once, M* = 1 at every d, exponent 0
+    monkeypatch.setattr(bandits, "_solve_upper_t", lambda L, g: np.zeros_like(g))
+    assert _verdict(_smallest_m_small(), 2) == "refuted"
+
+
+# ------------------------------------------------------------------ §4.3 failure modes
+def test_unnormalised_detector_refuted_when_diagnosis_uses_wrong_convention(monkeypatch):
+    c = get_claim("ensemble.failure.unnormalised_perturbation")
+    assert _verdict(c, 10) == "holds"
+    orig = ensemble.diagnose_factor
+    # bug: the diagnosis compares A Aᵀ with M·Σ (the unnormalised convention)
+    monkeypatch.setattr(ensemble, "diagnose_factor",
+                        lambda Sigma, A, **kw: orig(np.asarray(Sigma) * A.shape[1], A, **kw))
+    assert _verdict(c, 10) == "refuted"
+
+
+def test_rank_detector_refuted_when_rank_check_is_missing(monkeypatch):
+    import dataclasses
+
+    c = get_claim("ensemble.failure.rank_deficient")
+    assert _verdict(c, 10) == "holds"
+    orig = ensemble.diagnose_factor
+
+    def no_rank_check(Sigma, A, **kw):
+        dg = orig(Sigma, A, **kw)
+        return dataclasses.replace(dg, problems=tuple(p for p in dg.problems if "rank" not in p))
+
+    monkeypatch.setattr(ensemble, "diagnose_factor", no_rank_check)
+    assert _verdict(c, 10) == "refuted"
+
+
+@pytest.mark.parametrize("cid", ["ensemble.failure.lookahead_perturbation",
+                                 "ensemble.failure.reused_perturbation"])
+def test_predictability_detectors_refuted_when_switch_is_ignored(monkeypatch, cid):
+    c = get_claim(cid)
+    assert _verdict(c, 5) == "holds"
+    orig = ec.sup_tracking_error
+
+    def ignores_switches(d, M, T, rng, *, play="agent", reuse_z=False, **kw):
+        return orig(d, M, T, rng, **kw)          # bug: the failure switch is dropped
+
+    monkeypatch.setattr(ec, "sup_tracking_error", ignores_switches)
+    assert _verdict(c, 5) == "refuted"
+
+
+def test_float32_detector_refuted_when_dtype_is_ignored(monkeypatch):
+    c = get_claim("ensemble.failure.float32_sqrt")
+    assert _verdict(c, 20) == "holds"
+    orig = ec.checked_cholesky
+    monkeypatch.setattr(ec, "checked_cholesky",
+                        lambda m, *, name="matrix", dtype=np.float64, rtol=1e-3:
+                        orig(m, name=name, dtype=np.float64, rtol=rtol))
+    assert _verdict(c, 20) == "refuted"
+
+
+def test_one_hot_small_m_refuted_when_ts_sample_is_broken(monkeypatch):
+    c = get_claim("ensemble.failure.one_hot_small_m")
+    small = replace(c, fn=functools.partial(ec._one_hot_small_m_gap, 10, 2, 300))
+    assert _verdict(small, 40) == "holds"
+    # bug: exact TS plays its posterior mean (greedy): its regret dwarfs ensemble sampling's
+    monkeypatch.setattr(bandits, "_solve_upper_t", lambda L, g: np.zeros_like(g))
+    assert _verdict(small, 40) == "refuted"
