@@ -1,6 +1,6 @@
 """The verification engine: claims, chunked Monte Carlo, statistics, search,
 executors, result files and verdicts.  It knows nothing of any paper."""
-from .claims import (KINDS, LABELS, Claim, ComparisonClaim, IdentityClaim, InequalityClaim,
+from .claims import (EXPECTED, KINDS, LABELS, ROLES, Claim, Source, ComparisonClaim, IdentityClaim, InequalityClaim,
                      ProbabilityClaim, ScalingClaim, replace)
 from .executors import EXECUTORS, make_executor
 from .registry import claims, get_claim, register, select
@@ -11,7 +11,7 @@ from .store import ResultFileError
 from .verify import verify_claim
 
 __all__ = [
-    "KINDS", "LABELS", "VERDICTS", "EXECUTORS",
+    "KINDS", "LABELS", "ROLES", "EXPECTED", "VERDICTS", "EXECUTORS", "Source",
     "Claim", "ProbabilityClaim", "IdentityClaim", "InequalityClaim", "ScalingClaim", "ComparisonClaim",
     "Result", "ProbabilityResult", "IdentityResult", "InequalityResult", "ScalingResult", "ComparisonResult",
     "ResultFileError", "register", "claims", "get_claim", "select", "replace",

@@ -46,6 +46,7 @@ __all__ = [
     "LABELS",
     "ROLES",
     "EXPECTED",
+    "Source",
     "Claim",
     "ProbabilityClaim",
     "IdentityClaim",
@@ -79,6 +80,46 @@ def to_jsonable(value: Any) -> Any:
     return value
 
 
+@dataclass(frozen=True)
+class Source:
+    """Where a claim comes from, as data.
+
+    ``papers`` are keys of a paper registry (``proofs_check.papers.PAPERS``;
+    empty for the team's own derivation), ``where`` the place in the first
+    paper ("Thm 2", "eq. (12)", "§3"), ``theory`` the anchor of the section of
+    this repository's theory page that restates it, as ``"<page>.md#<id>"``
+    (``docs/theory/<page>.md`` holds ``<a id="<id>"></a>``), ``note`` anything
+    else a reader needs ("our transcription of the released code").  The
+    engine does not resolve keys or anchors; ``tests/test_sources.py`` does.
+    """
+
+    papers: tuple[str, ...] = ()
+    where: str = ""
+    theory: str = ""
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        papers = (self.papers,) if isinstance(self.papers, str) else tuple(self.papers)
+        object.__setattr__(self, "papers", papers)
+        if not papers and not self.theory:
+            raise ValueError("a Source needs a paper key or a theory page anchor")
+        if self.theory and "#" not in self.theory:
+            raise ValueError(f"theory must look like 'page.md#anchor', got {self.theory!r}")
+
+    def __str__(self) -> str:
+        head = ", ".join(self.papers) if self.papers else "our derivation"
+        parts = [head + (f" {self.where}" if self.where else "")]
+        if self.note:
+            parts.append(self.note)
+        if self.theory:
+            parts.append(f"theory {self.theory}")
+        return "; ".join(parts)
+
+    def to_dict(self) -> dict:
+        return {"papers": list(self.papers), "where": self.where, "theory": self.theory,
+                "note": self.note}
+
+
 @dataclass(frozen=True, kw_only=True)
 class Claim(abc.ABC):
     """Fields shared by every claim.
@@ -90,8 +131,9 @@ class Claim(abc.ABC):
         The first component names the paper/topic (used by ``verify PATTERN``).
     statement : str
         One line of plain mathematics.
-    source : str
-        Paper, theorem or equation (and the spec page).
+    source : Source
+        Paper key(s), where in the paper, and the theory-page anchor
+        (:class:`Source`); a plain string is accepted for quick experiments.
     label : str
         One of CONFIRMED / DERIVED / RECONSTRUCTED / OPEN (spec README).
     params : mapping
@@ -119,7 +161,7 @@ class Claim(abc.ABC):
 
     id: str
     statement: str
-    source: str
+    source: Source | str
     label: str
     params: Mapping[str, Any] = field(default_factory=dict)
     default_budget: int = 10_000
@@ -135,6 +177,9 @@ class Claim(abc.ABC):
             raise ValueError(f"claim id must be a non-empty string without spaces, got {self.id!r}")
         if self.label not in LABELS:
             raise ValueError(f"claim {self.id}: label must be one of {LABELS}, got {self.label!r}")
+        if not isinstance(self.source, (Source, str)) or not str(self.source):
+            raise TypeError(f"claim {self.id}: source must be a Source (or a non-empty str), "
+                            f"got {self.source!r}")
         if self.role not in ROLES:
             raise ValueError(f"claim {self.id}: role must be one of {ROLES}, got {self.role!r}")
         if self.expected not in EXPECTED:
@@ -147,9 +192,14 @@ class Claim(abc.ABC):
                 raise ValueError(f"claim {self.id}: {name} must be a positive integer, got {v!r}")
 
     @property
-    def paper(self) -> str:
+    def topic(self) -> str:
         """The topic prefix of the id (``"seqproj"`` for ``"seqproj.coverage..."``)."""
         return self.id.split(".", 1)[0]
+
+    @property
+    def papers(self) -> tuple[str, ...]:
+        """The paper keys the claim cites (empty for a plain-string source)."""
+        return self.source.papers if isinstance(self.source, Source) else ()
 
     #: Fields holding user callables whose effective arguments determine the chunks.
     _callables: ClassVar[tuple[str, ...]] = ()
@@ -182,7 +232,8 @@ class Claim(abc.ABC):
         return {
             "claim": self.id,
             "kind": self.kind,
-            "source": self.source,
+            "source": str(self.source),
+            "source_ref": self.source.to_dict() if isinstance(self.source, Source) else None,
             "label": self.label,
             "role": self.role,
             "expected": self.expected,

@@ -111,7 +111,7 @@ def verify_claim(claim: Claim, *, budget: int | None = None, seed: int = 0, alph
             prefix = run_chunks(claim.chunk_task(), n_chunks, chunk_size=claim.chunk_size, seed=seed,
                                 executor=ex, store=store, stop=stop, progress=progress)
             common = dict(claim=claim.id, kind=claim.kind, statement=claim.statement,
-                          source=claim.source, label=claim.label, seed=seed, alpha=alpha,
+                          source=str(claim.source), label=claim.label, seed=seed, alpha=alpha,
                           budget=len(prefix) * claim.chunk_size, chunks=len(prefix),
                           params=dict(claim.params), notes=claim.notes, role=claim.role,
                           expected=claim.expected)
