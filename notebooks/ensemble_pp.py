@@ -30,7 +30,7 @@ import os
 
 import numpy as np
 
-from seqproj.bandits import (EnsemblePP, EnsembleSampling, ExactTS, FiniteArmEnv, Greedy, LinUCB,
+from seqproj.ensemble.bandits import (EnsemblePP, EnsembleSampling, ExactTS, FiniteArmEnv, Greedy, LinUCB,
                              run_bandit, smallest_m_within, sweep_agents)
 from seqproj.ensemble import (LinearEnsemblePP, LinearHypermodel, diagnose_factor,
                               ensemble_sampling_members, ridge_posterior, sup_tracking_error,

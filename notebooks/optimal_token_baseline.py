@@ -61,8 +61,8 @@ print("sympy, V = 2..6:", all(prove_logit_energy_identity(v) for v in range(2, 7
 # `Σ_{j≤t} w_j` and the true cumulative energy `‖Σ_{j≤t} s_j‖²`:
 
 # %%
-from proofs_check.baseline_claims import correlation_samples
-from proofs_check.otb_toy import mean_interval
+from proofs_check.baselines.claims import correlation_samples
+from proofs_check.baselines.toy import mean_interval
 
 corr = correlation_samples(rng, 10 if FAST else 100)
 print("correlation: mean %.3f, 95%% interval [%.3f, %.3f], n = %d" % (*mean_interval(corr), corr.size))
@@ -91,7 +91,7 @@ for k, v in sorted(cmp_.variances.items(), key=lambda kv: -kv[1]):
 # per-token loop written from the spec text.
 
 # %%
-from proofs_check.baseline_claims import ragged_batch
+from proofs_check.baselines.claims import ragged_batch
 from proofs_check.baselines import optimal_token_baseline_advantage, otb_advantage_loop
 
 r, m, g, lp, spp, isw = ragged_batch(rng, N=16, L=12)
@@ -138,7 +138,7 @@ for tol in (1e-6, 1e-4, 1e-2):
 # released recursion does not.
 
 # %%
-from proofs_check.dapo import (kl_gradient_complex_step, kl_gradient_reward_to_go, trajectory_kl,
+from proofs_check.baselines.dapo import (kl_gradient_complex_step, kl_gradient_reward_to_go, trajectory_kl,
                                trajectory_kl_chain, transcribed_accumulation, truncated_is_accumulation)
 
 pi, mu = TabularPolicy.random(2, 3, rng), TabularPolicy.random(2, 3, rng)
@@ -151,12 +151,12 @@ print("transcribed:", transcribed_accumulation([1, 10, 100, 1000], gamma=0.5))
 # %% [markdown]
 # ## 6. The headline in a toy
 #
-# REINFORCE on a sparse-reward counting task (`proofs_check.otb_toy`), equal
+# REINFORCE on a sparse-reward counting task (`proofs_check.baselines.toy`), equal
 # tokens per step for every group size.  Does OTB at N = 4 match the group mean
 # at N = 32?  (The full run is `paper_figs` `baselines_group_size_sweep`.)
 
 # %%
-from proofs_check.otb_toy import CountTask, diff_interval, group_size_sweep
+from proofs_check.baselines.toy import CountTask, diff_interval, group_size_sweep
 
 if FAST:
     sw = group_size_sweep(CountTask(V=3, T=12, n_prompts=2, threshold=6), kinds=("mean", "otb"),

@@ -28,7 +28,7 @@ import numpy as np
 
 import proofs_check as pc
 from proofs_check.engine import ProbabilityClaim, verify_claim
-from proofs_check.seed_claims import bernoulli_events
+from proofs_check.selftest.samplers import bernoulli_events
 
 FAST = os.environ.get("THEORYCHECK_FAST") == "1"
 REPS = 40 if FAST else 400
@@ -48,7 +48,7 @@ for c in pc.claims():
 # exponent gives a false bound; the engine must refute it.
 
 # %%
-for cid in ("seed.dg_tail", "seed.dg_tail_doubled"):
+for cid in ("selftest.dg_tail", "selftest.dg_tail_doubled"):
     r = pc.verify(cid, seed=0)
     print(r.claim, r.verdict, r.summary(), f"seed={r.seed}", f"stopped early: {r.stopped_early}")
 
@@ -75,7 +75,7 @@ print(f"wrong verdicts at p = δ: {wrong}/{REPS}, 95% CI {clopper_pearson(wrong,
 
 # %%
 for ex in ("serial", "threads"):
-    r = pc.verify("seed.dg_tail", seed=5, executor=ex, workers=2, method="fixed", budget=50_000)
+    r = pc.verify("selftest.dg_tail", seed=5, executor=ex, workers=2, method="fixed", budget=50_000)
     print(ex, r.events, r.trials)
 
 # %% [markdown]
@@ -84,5 +84,5 @@ for ex in ("serial", "threads"):
 # of the definition on random and extreme logits, and proved by sympy for V = 2..6.
 
 # %%
-r = pc.verify("seed.logit_energy_identity", quick=True)
+r = pc.verify("selftest.logit_energy_identity", quick=True)
 print(r.verdict, r.summary())

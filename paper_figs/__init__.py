@@ -7,25 +7,26 @@ from __future__ import annotations
 
 import fnmatch
 import importlib
+from importlib.metadata import entry_points
 from pathlib import Path
 
-from .style import FIGURES, figure, save_figure, style, new_figure
+from .style import FIGURES, figure, new_figure, save_figure, style
 
-__all__ = ["FIGURE_MODULES", "figures", "build", "figure", "save_figure", "style", "new_figure"]
+__all__ = ["ENTRY_POINT_GROUP", "figure_modules", "figures", "build", "figure", "save_figure", "style",
+           "new_figure"]
 
-#: Modules whose import registers figures.
-FIGURE_MODULES = (
-    "paper_figs.engine_figs",
-    "paper_figs.seqproj_figs",
-    "paper_figs.ensemble_figs",
-    "paper_figs.mismatch_figs",
-    "paper_figs.baseline_figs",
-)
+#: The entry-point group whose values are modules that register figures.
+ENTRY_POINT_GROUP = "theorycheck.figures"
+
+
+def figure_modules() -> list[str]:
+    """The figure modules declared in the ``theorycheck.figures`` entry points."""
+    return sorted({ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)})
 
 
 def figures(pattern: str | None = None) -> dict:
     """Registered figure builders (name -> function), optionally glob-filtered."""
-    for mod in FIGURE_MODULES:
+    for mod in figure_modules():
         importlib.import_module(mod)
     names = sorted(FIGURES)
     if pattern:

@@ -15,9 +15,9 @@ import numpy as np
 
 from proofs_check.baselines import (GROUP_KINDS, POPULATION_KINDS, exact_model, group_estimator_moments,
                                     population_baselines, population_variances)
-from proofs_check.dapo import discounted_reward_to_go, transcribed_accumulation, truncated_is_accumulation
+from proofs_check.baselines.dapo import discounted_reward_to_go, transcribed_accumulation, truncated_is_accumulation
 from proofs_check.logits import approximation_errors, breaking_step_size, logit_update_norm
-from proofs_check.otb_toy import (TOY_KINDS, CountTask, diff_interval, gradient_variance, group_size_sweep,
+from proofs_check.baselines.toy import (TOY_KINDS, CountTask, diff_interval, gradient_variance, group_size_sweep,
                                   mean_interval)
 from proofs_check.policies import TabularPolicy
 

@@ -18,7 +18,7 @@ import numpy as np
 from proofs_check.engine import ProbabilityClaim, verify_claim
 from proofs_check.engine.runner import chunk_rng
 from proofs_check.engine.stats import clopper_pearson, log_e_above, log_e_below
-from proofs_check.seed_claims import bernoulli_events
+from proofs_check.selftest.samplers import bernoulli_events
 from proofs_check.engine import get_claim
 
 from .style import figure, new_figure
@@ -75,7 +75,7 @@ def fig_evalue_paths(*, quick: bool, seed: int):
     n_chunks = 20 if quick else 60
     fig, ax = new_figure()
     data = {"alpha": alpha, "threshold": math.log(2 / alpha), "claims": {}}
-    for cid, color in (("seed.dg_tail", "C0"), ("seed.dg_tail_doubled", "C3")):
+    for cid, color in (("selftest.dg_tail", "C0"), ("selftest.dg_tail_doubled", "C3")):
         c = get_claim(cid)
         task = c.chunk_task()
         k = n = 0

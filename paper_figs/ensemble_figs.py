@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from seqproj.bandits import (SWEEP_FAMILIES, FiniteArmEnv, family_label, run_bandit,
+from seqproj.ensemble.bandits import (SWEEP_FAMILIES, FiniteArmEnv, family_label, run_bandit,
                              smallest_m_within, sweep_agents, sweep_ms)
 from seqproj.ensemble import sup_tracking_error
 

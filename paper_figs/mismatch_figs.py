@@ -26,7 +26,7 @@ from proofs_check.mismatch import trm_bounds_from_policies, worst_case_reward
 from proofs_check.mismatch.estimators import estimator_moments
 from proofs_check.mismatch.masks import proxy_acceptance, trm_acceptance
 from proofs_check.mismatch.tilt import count_state_tilt, iid_tilt_worst_case
-from proofs_check.mismatch_claims import (B_GRID, K_GRID, draw_pair, drift_k_curve, noise_B_curve,
+from proofs_check.mismatch.claims import (B_GRID, K_GRID, draw_pair, drift_k_curve, noise_B_curve,
                                           noise_k_curve)
 from proofs_check.policies import GENERATORS, LinearSoftmaxPolicy, TabularPolicy, random_pair, uniform_mismatch
 
@@ -182,7 +182,7 @@ def fig_trm_acceptance(*, quick: bool, seed: int):
         axes[0].semilogx(Ts, y, color=c, label=f"(1 − p)^T, p = {p:g}")
         data["curves"][str(p)] = {"T": [1, 16, 256, 1024, 4096], "acc": [trm_acceptance(p, t) for t in (1, 16, 256, 1024, 4096)]}
     # exact enumeration (constructed pair: positions 2..T at risk) on the formula's curve
-    from proofs_check.mismatch_claims import violation_pair
+    from proofs_check.mismatch.claims import violation_pair
     pts = {}
     for p, c in ((0.05, "C6"), (0.2, "C7")):
         Tn = np.arange(2, 9 if quick else 13)
@@ -251,8 +251,8 @@ def fig_staleness(*, quick: bool, seed: int):
     axes[1].legend(fontsize=6)
     axes[0].set_title("V=3, T=2 tabular toy, η = 0.05", fontsize=7)
     # sampler–trainer KL along training: 4-step-stale sampler + fixed logit error (antithetic pair)
-    from proofs_check.mismatch_claims import _toy
-    from proofs_check.staleness import run_sgd
+    from proofs_check.mismatch.claims import _toy
+    from proofs_check.mismatch.staleness import run_sgd
     th, R = _toy()
     err = 0.02 * np.random.default_rng(seed + 7).standard_normal(th.size)
     steps = 30 if quick else 80

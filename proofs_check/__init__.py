@@ -4,7 +4,7 @@ Python API mirroring the command line::
 
     import proofs_check as pc
     pc.claims()                                   # every registered claim
-    r = pc.verify("seed.dg_tail", seed=1)         # a frozen result
+    r = pc.verify("selftest.dg_tail", seed=1)         # a frozen result
     r.verdict, r.to_dict()
 """
 from __future__ import annotations

@@ -1,26 +1,28 @@
 """The one registry of claims.
 
-Claim modules call :func:`register` at import time.  :func:`claims` imports
-every module named in :data:`CLAIM_MODULES` (so the CLI sees every claim) and
-returns the registered claims sorted by id.
+Claim modules call :func:`register` at import time.  The engine names no
+topic: :func:`claims` imports every module declared in the entry-point group
+``theorycheck.claims`` (this project's own topics in ``pyproject.toml``, and
+any installed package's) and returns the registered claims sorted by id.
 """
 from __future__ import annotations
 
 import fnmatch
 import importlib
+from importlib.metadata import entry_points
 
 from .claims import Claim
 
-__all__ = ["CLAIM_MODULES", "register", "claims", "get_claim", "select"]
+__all__ = ["ENTRY_POINT_GROUP", "claim_modules", "register", "claims", "get_claim", "select"]
 
-#: Modules whose import registers claims.  One line per topic.
-CLAIM_MODULES = (
-    "proofs_check.seed_claims",
-    "seqproj.claims",
-    "seqproj.ensemble_claims",
-    "proofs_check.mismatch_claims",
-    "proofs_check.baseline_claims",
-)
+#: The entry-point group whose values are modules that register claims.
+ENTRY_POINT_GROUP = "theorycheck.claims"
+
+
+def claim_modules() -> list[str]:
+    """The claim modules declared in the ``theorycheck.claims`` entry points."""
+    return sorted({ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)})
+
 
 _REGISTRY: dict[str, Claim] = {}
 _loaded = False
@@ -41,7 +43,11 @@ def _load_all() -> None:
     global _loaded
     if _loaded:
         return
-    for name in CLAIM_MODULES:
+    modules = claim_modules()
+    if not modules:
+        raise RuntimeError(f"no claim modules found in the entry-point group {ENTRY_POINT_GROUP!r}: "
+                           f"is theorycheck installed (pip install .)?")
+    for name in modules:
         importlib.import_module(name)
     _loaded = True
 

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from proofs_check.dapo import (discounted_reward_to_go, kl_gradient_complex_step, kl_gradient_reward_to_go,
+from proofs_check.baselines.dapo import (discounted_reward_to_go, kl_gradient_complex_step, kl_gradient_reward_to_go,
                                per_decision_is_check, trajectory_kl, trajectory_kl_chain,
                                transcribed_accumulation, truncated_is_accumulation)
 from proofs_check.policies import TabularPolicy
@@ -37,7 +37,7 @@ def test_gradient_form_needs_the_reward_to_go(rng):
     """Negative control: using only the current step's log-ratio (no accumulation) is wrong."""
     pi, mu = TabularPolicy.random(2, 3, rng, scale=1.5), TabularPolicy.random(2, 3, rng, scale=1.5)
     from proofs_check.baselines import exact_model
-    from proofs_check.dapo import _per_step_log_ratio
+    from proofs_check.baselines.dapo import _per_step_log_ratio
     m = exact_model(pi, np.zeros(8))
     wrong = m.mean_gradient(_per_step_log_ratio(pi, mu))
     right = kl_gradient_complex_step(pi, mu)

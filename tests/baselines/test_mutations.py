@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from scipy.special import logsumexp
 
-import proofs_check.baseline_claims as bc
+import proofs_check.baselines.claims as bc
 import proofs_check.baselines as bl
-import proofs_check.dapo as dapo
+import proofs_check.baselines.dapo as dapo
 import proofs_check.logits as lg
 from proofs_check.engine import get_claim
 from proofs_check.engine.verify import verify_claim
@@ -364,6 +364,6 @@ def _flipped_group_mean(*args, **kw):
 def test_toy_headline_detects_a_broken_comparator(monkeypatch, cid):
     """With the group-mean comparator's advantage sign flipped, N=32 un-learns and OTB wins: the
     verdict at 40 pairs changes from inconclusive to holds."""
-    import proofs_check.otb_toy as toy
+    import proofs_check.baselines.toy as toy
     assert check(monkeypatch, cid, 40, toy, "group_mean_advantage", _flipped_group_mean,
                  normal="inconclusive") == "holds"

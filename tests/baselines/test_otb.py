@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from proofs_check.baseline_claims import ragged_batch
+from proofs_check.baselines.claims import ragged_batch
 from proofs_check.baselines import (global_bstar_advantage, group_mean_advantage, optimal_token_baseline_advantage,
                                     otb_advantage_loop, otb_advantage_numpy, rloo_advantage)
 

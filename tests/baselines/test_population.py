@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from proofs_check.baseline_claims import _dense_tabular_scores, proxy_correlation
+from proofs_check.baselines.claims import _dense_tabular_scores, proxy_correlation
 from proofs_check.baselines import (GROUP_KINDS, compare_population_baselines, exact_model,
                                     group_estimator_moments, population_baselines, population_variances)
 from proofs_check.policies import LinearSoftmaxPolicy, TabularPolicy, sample_responses, sequence_index

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from proofs_check.otb_toy import (TOY_KINDS, CountTask, advantages, diff_interval, exact_return,
+from proofs_check.baselines.toy import (TOY_KINDS, CountTask, advantages, diff_interval, exact_return,
                                   gradient_variance, group_size_sweep, mean_interval, policy_gradient,
                                   sample_batch, train)
 

@@ -8,7 +8,7 @@ import functools
 
 import proofs_check as pc
 from proofs_check.engine import ProbabilityClaim, verify_claim
-from proofs_check.seed_claims import bernoulli_events
+from proofs_check.selftest.samplers import bernoulli_events
 
 DELTA, ALPHA = 0.05, 0.05
 
@@ -26,7 +26,7 @@ def test_anytime_decides_clear_cases_quickly():
 
 
 def test_power_false_dg_claim_is_refuted_within_default_budget():
-    claim = pc.claims("seed.dg_tail_doubled")[0]
+    claim = pc.claims("selftest.dg_tail_doubled")[0]
     r = pc.verify(claim.id)                       # default budget, default alpha 0.01
     assert r.verdict == "refuted"
     assert r.trials <= claim.default_budget
@@ -34,5 +34,5 @@ def test_power_false_dg_claim_is_refuted_within_default_budget():
 
 
 def test_true_dg_claim_holds():
-    r = pc.verify("seed.dg_tail")
+    r = pc.verify("selftest.dg_tail")
     assert r.verdict == "holds" and r.ci[1] < r.delta

@@ -18,7 +18,7 @@ def _at_boundary(chunk_size=1_000):
     import functools
 
     from proofs_check.engine import ProbabilityClaim
-    from proofs_check.seed_claims import bernoulli_events
+    from proofs_check.selftest.samplers import bernoulli_events
     return ProbabilityClaim(id="test.boundary", statement="P(X = 1) ≤ 0.3", source="test",
                             label="DERIVED", fn=functools.partial(bernoulli_events, 0.3), delta=0.3,
                             chunk_size=chunk_size)
@@ -55,7 +55,7 @@ def test_alpha_and_code_are_fixed_when_a_run_starts(tmp_path):
     import dataclasses
     import functools
 
-    from proofs_check.seed_claims import bernoulli_events
+    from proofs_check.selftest.samplers import bernoulli_events
     claim = _at_boundary()
     verify_claim(claim, budget=5_000, seed=1, out=tmp_path, alpha=0.01)
     with pytest.raises(ResultFileError, match="alpha"):
@@ -80,15 +80,15 @@ def test_old_format_files_are_refused_not_mixed(tmp_path):
 
 
 def test_rerun_without_resume_keeps_the_old_file(tmp_path):
-    claim = get_claim("seed.dg_tail")
+    claim = get_claim("selftest.dg_tail")
     verify_claim(claim, budget=5_000, seed=1, method="fixed", out=tmp_path)
     verify_claim(claim, budget=5_000, seed=1, method="fixed", out=tmp_path)
     names = sorted(p.name for p in tmp_path.iterdir())
-    assert names == ["seed.dg_tail.chunks.jsonl", "seed.dg_tail.chunks.prev-1.jsonl"]
+    assert names == ["selftest.dg_tail.chunks.jsonl", "selftest.dg_tail.chunks.prev-1.jsonl"]
 
 
 def test_mismatched_and_corrupt_files_are_refused(tmp_path):
-    claim = get_claim("seed.dg_tail")
+    claim = get_claim("selftest.dg_tail")
     verify_claim(claim, budget=5_000, seed=1, method="fixed", out=tmp_path)
     path = result_path(tmp_path, claim.id)
     before = path.read_text()

@@ -5,7 +5,7 @@ import pytest
 
 @pytest.fixture(scope="session", autouse=True)
 def _warm_kernels():
-    from seqproj.bandits import _solve_upper_t, chol_rank1_update
+    from seqproj.ensemble.bandits import _solve_upper_t, chol_rank1_update
 
     L = np.eye(3)
     chol_rank1_update(L, np.ones(3))

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.linalg import solve_triangular
 
-from seqproj.bandits import (BanditResult, ChangingContextEnv, EnsemblePP, EnsembleSampling,
+from seqproj.ensemble.bandits import (BanditResult, ChangingContextEnv, EnsemblePP, EnsembleSampling,
                              ExactTS, FiniteArmEnv, Greedy, LinUCB, SphereEnv, _solve_upper_t,
                              chol_rank1_update, chol_rank1_update_ref, run_bandit,
                              simulate_reference, simulate_repetition, smallest_m_within,
@@ -123,7 +123,7 @@ def _linucb_naive(env, agent, T, rng):
     """Plain LinUCB (fresh xᵀΣx for every arm, explicit inverse) on the simulator's streams."""
     import math
 
-    from seqproj.bandits import _rep_streams
+    from seqproj.ensemble.bandits import _rep_streams
 
     env_ss, noise_ss, _, _ = _rep_streams(rng, 1)
     theta, X = env.draw(np.random.default_rng(env_ss))

@@ -44,7 +44,7 @@ def test_smallest_m_censoring_is_never_a_value():
     """'Not reached on the grid' is NaN (censored), never a number that a fit could use."""
     import math
 
-    from seqproj.ensemble_claims import smallest_m_on_grid
+    from seqproj.ensemble.claims import smallest_m_on_grid
 
     ms = (1, 2, 4, 8)
     ts = 100.0
@@ -69,7 +69,7 @@ def test_roles_and_expectations_are_declared():
 
 
 def test_sweep_cache_is_transparent():
-    from seqproj.ensemble_claims import _SWEEP_CACHE, sweep_chunk_finals
+    from seqproj.ensemble.claims import _SWEEP_CACHE, sweep_chunk_finals
 
     a = sweep_chunk_finals(3, 20, 30, np.random.default_rng(1), 2)
     _SWEEP_CACHE.clear()

@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 from seqproj.ensemble import (LinearEnsemblePP, LinearHypermodel, anticoncentration,
                               checked_cholesky, diagnose_factor, ensemble_sampling_members,
                               haar_rows, ridge_posterior, sup_tracking_error, tracking_error)
-from seqproj.index_families import INDEX_FAMILIES, PERTURBATION_FAMILIES
+from seqproj.ensemble.index_families import INDEX_FAMILIES, PERTURBATION_FAMILIES
 
 
 def _data(seed, n, d, M):

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from seqproj.index_families import (INDEX_FAMILIES, PERTURBATION_FAMILIES, sample_index,
+from seqproj.ensemble.index_families import (INDEX_FAMILIES, PERTURBATION_FAMILIES, sample_index,
                                     sample_perturbation, sample_rows)
 
 

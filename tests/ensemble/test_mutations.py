@@ -14,13 +14,13 @@ import math
 import numpy as np
 import pytest
 
-import seqproj.bandits as bandits
+import seqproj.ensemble.bandits as bandits
 import seqproj.ensemble as ensemble
-import seqproj.ensemble_claims as ec
+import seqproj.ensemble.claims as ec
 from proofs_check.engine.claims import replace
 from proofs_check.engine.registry import get_claim
 from proofs_check.engine.verify import verify_claim
-from seqproj.bandits import EnsemblePP
+from seqproj.ensemble.bandits import EnsemblePP
 
 
 @pytest.fixture(autouse=True)

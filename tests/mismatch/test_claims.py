@@ -9,7 +9,7 @@ from proofs_check.engine import claims as all_claims
 from proofs_check.engine.claims import replace
 from proofs_check.engine.verify import verify_claim
 
-import proofs_check.mismatch_claims as mc
+import proofs_check.mismatch.claims as mc
 
 
 def _mine():

@@ -2,7 +2,7 @@
 claim's verdict move away from its normal one.
 
 Each mutant is a plausible bug (a dropped factor, a reversed KL, an ignored argument, the wrong
-mask) monkeypatched where the claim's function looks the name up (``proofs_check.mismatch_claims``
+mask) monkeypatched where the claim's function looks the name up (``proofs_check.mismatch.claims``
 or ``proofs_check.mismatch.masks``).  Runs use the serial executor, ``out=None`` and small budgets.
 """
 import dataclasses
@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-import proofs_check.mismatch_claims as mc
+import proofs_check.mismatch.claims as mc
 from proofs_check.engine import get_claim
 from proofs_check.engine.verify import verify_claim
 from proofs_check.mismatch import masks

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from proofs_check.policies import TabularPolicy, expected_return, sample_responses
-from proofs_check.staleness import (bf16_round, exact_gradient, fisher_quadratic, run_sgd, sampled_gradient,
+from proofs_check.mismatch.staleness import (bf16_round, exact_gradient, fisher_quadratic, run_sgd, sampled_gradient,
                                     staleness_kl)
 
 

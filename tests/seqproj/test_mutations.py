@@ -25,7 +25,7 @@ import math
 import numpy as np
 import pytest
 
-import proofs_check.seed_claims as seed_mod
+import proofs_check.selftest.claims as seed_mod
 import seqproj.check as check_mod
 import seqproj.reduced as reduced_mod
 import seqproj.simulate as sim_mod
@@ -126,9 +126,9 @@ def test_families_are_all_covered():
                | set(_ids("seqproj.fixed_time")) | {"seqproj.negative_control.lookahead"}
                | set(_ids("seqproj.mixture")) | set(_ids("seqproj.tails"))
                | set(_ids("seqproj.anytime")) | {"seqproj.inner_product.sphere.pushing"}
-               | {c.id for c in claims("seed")})
+               | {c.id for c in claims("selftest")})
     mine = {c.id for c in claims("seqproj") if not c.id.startswith("seqproj.ensemble")}
-    mine |= {c.id for c in claims("seed")}
+    mine |= {c.id for c in claims("selftest")}
     assert len(REDUCED_HOLDS) == 11 and len(FULL_COVERAGE) == 9
     assert mine == covered
 
@@ -257,15 +257,15 @@ def test_seed_dg_tail_refuted_by_unscaled_projection(monkeypatch):
     """Π with N(0, 1) entries instead of N(0, 1/M): ‖Πu‖²/‖u‖² ≈ M."""
     monkeypatch.setattr(seed_mod, "projected_sq_norm_ratio",
                         lambda M, rng, n: rng.chisquare(M, size=n))
-    assert get_claim("seed.dg_tail").expected == "holds"
-    assert _run("seed.dg_tail").verdict == "refuted"
+    assert get_claim("selftest.dg_tail").expected == "holds"
+    assert _run("selftest.dg_tail").verdict == "refuted"
 
 
 def test_seed_dg_tail_doubled_needs_the_right_dimension(monkeypatch):
     """A sampler of dimension 4M (rate ≈ 1e-8 < the doubled bound 0.0020): not refuted."""
     monkeypatch.setattr(seed_mod, "projected_sq_norm_ratio",
                         lambda M, rng, n: rng.chisquare(4 * M, size=n) / (4 * M))
-    cid = "seed.dg_tail_doubled"
+    cid = "selftest.dg_tail_doubled"
     assert get_claim(cid).expected == "refuted"
     r = _run(cid, budget=get_claim(cid).quick_budget)
     assert r.verdict != "refuted"
@@ -281,8 +281,8 @@ def test_seed_energy_identity_refuted_by_wrong_energy(monkeypatch):
         return (1 - pa) ** 2 + (p * p).sum(-1)
 
     monkeypatch.setattr(seed_mod, "logit_gradient_energy", broken)
-    assert get_claim("seed.logit_energy_identity").expected == "holds"
-    assert _run("seed.logit_energy_identity").verdict == "refuted"
+    assert get_claim("selftest.logit_energy_identity").expected == "holds"
+    assert _run("selftest.logit_energy_identity").verdict == "refuted"
 
 
 def test_seed_energy_identity_proof_can_fail(monkeypatch):
@@ -297,5 +297,5 @@ def test_seed_energy_identity_proof_can_fail(monkeypatch):
         return sp.simplify(lhs - (1 - p[0] + sum(pb ** 2 for pb in p))) == 0
 
     monkeypatch.setattr(seed_mod, "prove_logit_energy_identity", wrong_proof)
-    r = _run("seed.logit_energy_identity")
+    r = _run("selftest.logit_energy_identity")
     assert r.verdict == "inconclusive" and r.proved is False

@@ -7,7 +7,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository root
 from paper_figs import figures, save_figure
 from paper_figs.ensemble_figs import regret_sweep
-from seqproj.bandits import SWEEP_FAMILIES, smallest_m_within, family_label
+from seqproj.ensemble.bandits import SWEEP_FAMILIES, smallest_m_within, family_label
 
 
 def main():

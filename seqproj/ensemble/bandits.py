@@ -40,8 +40,8 @@ from proofs_check.validate import as_generator, check_choice, check_int, check_r
 
 from proofs_check.engine.blas import single_threaded_blas
 
-from .ensemble import haar_rows
-from .index_families import (INDEX_FAMILIES, PERTURBATION_FAMILIES, sample_index,
+from seqproj.ensemble import haar_rows
+from seqproj.ensemble.index_families import (INDEX_FAMILIES, PERTURBATION_FAMILIES, sample_index,
                              sample_perturbation, sample_rows)
 
 __all__ = ["FiniteArmEnv", "SphereEnv", "ChangingContextEnv", "ExactTS", "EnsemblePP",
@@ -421,7 +421,7 @@ def simulate_reference(env, agent, T, rng) -> np.ndarray:
     """Plain per-agent reference of :func:`simulate_repetition` for a single
     Ensemble++ or TS agent (class :class:`~seqproj.ensemble.LinearEnsemblePP`
     / an explicit Cholesky), with the same random streams; used by the tests."""
-    from .ensemble import LinearEnsemblePP
+    from seqproj.ensemble import LinearEnsemblePP
 
     d = env.d
     env_ss, noise_ss, ctx_ss, agent_ss = _rep_streams(rng, 1)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .validate import check_finite_array, check_real
+from proofs_check.validate import check_finite_array, check_real
 
 __all__ = ["trajectory_kl", "trajectory_kl_chain", "kl_gradient_reward_to_go", "kl_gradient_complex_step",
            "truncated_is_accumulation", "transcribed_accumulation", "discounted_reward_to_go",
@@ -34,7 +34,7 @@ __all__ = ["trajectory_kl", "trajectory_kl_chain", "kl_gradient_reward_to_go", "
 
 
 def _pair(pi, mu):
-    from .policies import TabularPolicy, check_pair
+    from proofs_check.policies import TabularPolicy, check_pair
     if not isinstance(pi, TabularPolicy) or not isinstance(mu, TabularPolicy):
         raise TypeError("pi and mu must be TabularPolicy instances")
     check_pair(mu, pi)
@@ -43,7 +43,7 @@ def _pair(pi, mu):
 
 def trajectory_kl(pi, mu) -> float:
     """``KL(P^π ‖ P^μ) = Σ_y P^π(y) log(P^π(y)/P^μ(y))`` by direct enumeration."""
-    from .policies import sequence_log_probs
+    from proofs_check.policies import sequence_log_probs
     _pair(pi, mu)
     lp, lm = sequence_log_probs(pi), sequence_log_probs(mu)
     return float(np.sum(np.exp(lp) * (lp - lm)))
@@ -51,7 +51,7 @@ def trajectory_kl(pi, mu) -> float:
 
 def trajectory_kl_chain(pi, mu) -> float:
     """``Σ_t E_{c∼d_t^π} KL(π(·|c) ‖ μ(·|c))`` (the chain-rule side)."""
-    from .policies import context_distributions
+    from proofs_check.policies import context_distributions
     V, T = _pair(pi, mu)
     d = context_distributions(pi)
     total = 0.0
@@ -77,7 +77,7 @@ def _per_step_log_ratio(pi, mu):
 
 def kl_gradient_reward_to_go(pi, mu) -> list:
     r"""``E_π[Σ_t s_t Σ_{k≥t} ℓ_k]`` with respect to π's tabular logits: list of ``(V**t, V)`` tables."""
-    from .baselines import exact_model
+    from proofs_check.baselines import exact_model
     V, T = _pair(pi, mu)
     model = exact_model(pi, np.zeros(V ** T))
     ell = _per_step_log_ratio(pi, mu)
@@ -208,7 +208,7 @@ def per_decision_is_check(pi, mu, reg_tables, *, gamma: float, recursion: str = 
     ``ρ_0 · D_0`` of :func:`transcribed_accumulation` (the same IS weighting of
     the first step), which does not match.
     """
-    from .policies import sequence_log_probs
+    from proofs_check.policies import sequence_log_probs
     V, T = _pair(pi, mu)
     gamma = check_real("gamma", gamma, lo=0.0, hi=1.0)
     if recursion not in ("correct", "transcribed"):

@@ -33,11 +33,11 @@ import numpy as np
 from proofs_check.engine.claims import ComparisonClaim, IdentityClaim, ScalingClaim
 from proofs_check.engine.registry import register
 
-from .bandits import (SWEEP_FAMILIES, ExactTS, EnsemblePP, FiniteArmEnv, _bandit_chunk,
+from seqproj.ensemble.bandits import (SWEEP_FAMILIES, ExactTS, EnsemblePP, FiniteArmEnv, _bandit_chunk,
                       family_label, sweep_agents, sweep_ms)
-from .ensemble import (LinearEnsemblePP, LinearHypermodel, checked_cholesky, diagnose_factor,
+from seqproj.ensemble import (LinearEnsemblePP, LinearHypermodel, checked_cholesky, diagnose_factor,
                        ensemble_sampling_members, ridge_posterior, sup_tracking_error)
-from .index_families import INDEX_FAMILIES, PERTURBATION_FAMILIES
+from seqproj.ensemble.index_families import INDEX_FAMILIES, PERTURBATION_FAMILIES
 
 SPEC = "spec ensemble.md"
 SRC_EPP = "Li, Xu, Wang, Luo, 'Scalable Exploration via Ensemble++' (arXiv 2407.13195)"
@@ -255,7 +255,7 @@ def _code_token() -> tuple:
     """Identity of the code a cached sweep was computed with: the simulator
     entry points as looked up *now*, so a monkeypatched (mutated) simulator
     never receives numbers computed by the original one."""
-    from . import bandits
+    from seqproj import bandits
 
     return tuple(id(getattr(bandits, name)) for name in
                  ("simulate_repetition", "sample_index", "sample_perturbation", "sample_rows",
@@ -273,7 +273,7 @@ def sweep_chunk_finals(d, K, T, rng, n):
     ``SeedSequence(seed, spawn_key=(k,))`` whatever the claim, so a cache hit
     returns exactly the numbers a fresh run would compute (tested).  Inside a
     chunk every repetition draws its own root seed from ``rng`` (one
-    ``integers`` call, :func:`seqproj.bandits._rep_streams`), so repetitions —
+    ``integers`` call, :func:`seqproj.ensemble.bandits._rep_streams`), so repetitions —
     the engine's paired differences — stay independent; the cache only makes
     the per-family *claims* share data (their verdicts are correlated, each is
     valid on its own).  The key includes the identity of the simulator

@@ -44,7 +44,7 @@ from proofs_check.validate import (as_generator, check_choice, check_finite_arra
 
 from proofs_check.engine.blas import single_threaded_blas
 
-from .index_families import (INDEX_FAMILIES, PERTURBATION_FAMILIES, sample_index,
+from seqproj.ensemble.index_families import (INDEX_FAMILIES, PERTURBATION_FAMILIES, sample_index,
                              sample_perturbation, sample_rows)
 
 __all__ = ["LinearEnsemblePP", "LinearHypermodel", "FactorDiagnosis", "diagnose_factor",
@@ -91,7 +91,7 @@ class LinearEnsemblePP:
     M : ensemble size, the number of columns of A (``M ≥ 1``).
     prior_var : :math:`s_0 > 0`, prior covariance :math:`\Sigma_0 = s_0 I_d`.
     noise_sd : σ > 0, the reward-noise standard deviation.
-    index : law of ζ, one of :data:`~seqproj.index_families.INDEX_FAMILIES`
+    index : law of ζ, one of :data:`~seqproj.ensemble.index_families.INDEX_FAMILIES`
         (``"one_hot"`` + Gaussian perturbations is classic ensemble sampling).
     perturbation : law of z (and of the rows of the random start B).
     init : ``"random"`` (rows of B from the perturbation law, :math:`\mathbb E BB^\top=I`)

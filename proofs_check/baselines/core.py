@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from numba import njit
 
-from .validate import check_choice, check_finite_array, check_int, check_real
+from proofs_check.validate import check_choice, check_finite_array, check_int, check_real
 
 __all__ = [
     "optimal_token_baseline_advantage", "otb_advantage_numpy", "otb_advantage_loop",
@@ -605,7 +605,7 @@ def exact_model(policy, reward, *, max_seq: int = 1 << 16) -> ExactModel:
     proxy equals the true energy (spec §2, CONFIRMED).  For a linear-softmax
     policy ``s_t = φ(c_t, y_t) − E_π φ(c_t, ·)`` (dense, shared θ).
     """
-    from .policies import LinearSoftmaxPolicy, TabularPolicy, check_reward, sequence_log_probs
+    from proofs_check.policies import LinearSoftmaxPolicy, TabularPolicy, check_reward, sequence_log_probs
 
     if isinstance(policy, LinearSoftmaxPolicy):
         tab = policy.tabular()

@@ -10,17 +10,17 @@ import functools
 
 import numpy as np
 
-from .baselines import (exact_model, group_estimator_moments,
+from proofs_check.baselines import (exact_model, group_estimator_moments,
                         optimal_token_baseline_advantage, otb_advantage_loop, population_baselines,
                         population_variances)
-from .dapo import (discounted_reward_to_go, kl_gradient_complex_step, kl_gradient_reward_to_go,
+from proofs_check.baselines.dapo import (discounted_reward_to_go, kl_gradient_complex_step, kl_gradient_reward_to_go,
                    per_decision_is_check, trajectory_kl, trajectory_kl_chain, transcribed_accumulation,
                    truncated_is_accumulation)
-from .engine import ComparisonClaim, IdentityClaim, InequalityClaim, ScalingClaim, register
-from .logits import (approximation_errors, breaking_step_size, log_softmax, logit_gradient_energy,
+from proofs_check.engine import ComparisonClaim, IdentityClaim, InequalityClaim, ScalingClaim, register
+from proofs_check.logits import (approximation_errors, breaking_step_size, log_softmax, logit_gradient_energy,
                      logit_update, logit_update_norm, softmax, sum_pi_squared)
-from .policies import LinearSoftmaxPolicy, TabularPolicy
-from .symbolic import (prove_logit_energy_identity, prove_logit_energy_identity_general,
+from proofs_check.policies import LinearSoftmaxPolicy, TabularPolicy
+from proofs_check.symbolic import (prove_logit_energy_identity, prove_logit_energy_identity_general,
                        prove_otb_equal_weights, prove_zero_sum_logit_update)
 
 OTB_SRC = "OTB (arXiv 2602.07078) and veRL compute_optimal_token_baseline_advantage; spec baselines.md"
@@ -342,7 +342,7 @@ def breaking_step_curves(rng, n, *, order: int, V: int = 8):
 def dapo_chain_cases(rng, n, *, V: int = 3, T: int = 4):
     """``KL(P^π‖P^μ)`` by enumeration vs the chain rule; scale ``Σ_y P^π(y)(|log P^π(y)| + |log P^μ(y)|)``,
     the sensitivity of the ``V**T``-term sum to a unit roundoff in every log-probability."""
-    from .policies import sequence_log_probs
+    from proofs_check.policies import sequence_log_probs
     lhs, rhs, sc = np.empty(n), np.empty(n), np.empty(n)
     for i in range(n):
         pi, mu = TabularPolicy.random(V, T, rng, scale=1.5), TabularPolicy.random(V, T, rng, scale=1.5)
@@ -395,7 +395,7 @@ def per_decision_cases(rng, n, *, V: int = 2, T: int = 4):
 
 def toy_headline_differences(rng, n, *, steps: int = 40, lr: float = 0.3, eos: bool = False):
     """Per seed: ``J(OTB, N=4) − J(group mean, N=32)`` after the same token budget."""
-    from .otb_toy import CountTask, train
+    from proofs_check.baselines.toy import CountTask, train
     task = (CountTask(V=4, T=48, n_prompts=3, threshold=20, eos=True, eos_logit=-3.0) if eos
             else CountTask(V=4, T=48, n_prompts=3, threshold=18))
     d = np.empty(n)

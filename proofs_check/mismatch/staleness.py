@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .policies import TabularPolicy, check_reward, sample_responses, sequence_kl, sequence_log_probs
-from .validate import as_generator, check_choice, check_finite_array, check_int, check_real
+from proofs_check.policies import TabularPolicy, check_reward, sample_responses, sequence_kl, sequence_log_probs
+from proofs_check.validate import as_generator, check_choice, check_finite_array, check_int, check_real
 
 __all__ = ["exact_gradient", "sampled_gradient", "bf16_round", "SGDTrace", "run_sgd", "staleness_kl",
            "fisher_quadratic"]
@@ -40,7 +40,7 @@ def exact_gradient(policy: TabularPolicy, reward) -> np.ndarray:
     """``∇_z J`` for every logit ``z_t(c, v)``: ``d_t^π(c) π(v|c)(Q(c, v) − V(c))``, flat."""
     V, T = policy.V, policy.T
     r = check_reward(reward, V, T)
-    from .policies import context_distributions
+    from proofs_check.policies import context_distributions
     d = context_distributions(policy)
     value = r.astype(float)
     grads = [None] * T
@@ -58,7 +58,7 @@ def sampled_gradient(policy: TabularPolicy, reward, tokens) -> np.ndarray:
     V, T = policy.V, policy.T
     y = np.asarray(tokens)
     B = y.shape[0]
-    from .policies import sequence_index
+    from proofs_check.policies import sequence_index
     r = np.asarray(reward, dtype=float)[sequence_index(y, V)]
     out, row = [], np.zeros(B, dtype=np.int64)
     for t in range(T):

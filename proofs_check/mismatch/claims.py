@@ -40,19 +40,19 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import expit
 
-from .engine import ComparisonClaim, IdentityClaim, InequalityClaim, ProbabilityClaim, ScalingClaim, register
-from .mismatch import (abs_ratio_identity, future_tv_identity, performance_difference, remainder_coefficients,
+from proofs_check.engine import ComparisonClaim, IdentityClaim, InequalityClaim, ProbabilityClaim, ScalingClaim, register
+from proofs_check.mismatch import (abs_ratio_identity, future_tv_identity, performance_difference, remainder_coefficients,
                        trm_bounds, trm_bounds_from_policies, trm_decomposition, worst_case_reward)
-from .mismatch import masks
-from .mismatch.bounds import pm_kl_closed_form
-from .mismatch.estimators import estimator_moments, estimator_values, length_trap_horizon
-from .mismatch.masks import length_neutral_weights, proxy_acceptance, sequence_mis_mask, trm_acceptance
-from .mismatch.tilt import count_state_tilt, iid_tilt_worst_case
-from .policies import (GENERATORS, LinearSoftmaxPolicy, TabularPolicy, context_distributions, divergence_summary,
+from proofs_check.mismatch import masks
+from proofs_check.mismatch.bounds import pm_kl_closed_form
+from proofs_check.mismatch.estimators import estimator_moments, estimator_values, length_trap_horizon
+from proofs_check.mismatch.masks import length_neutral_weights, proxy_acceptance, sequence_mis_mask, trm_acceptance
+from proofs_check.mismatch.tilt import count_state_tilt, iid_tilt_worst_case
+from proofs_check.policies import (GENERATORS, LinearSoftmaxPolicy, TabularPolicy, context_distributions, divergence_summary,
                        iid_tilt_pair, per_context_chi2, per_context_kl, per_context_tv, random_pair, sample_responses,
                        sequence_chi2, sequence_kl, sequence_kl_chain, sequence_log_probs, sequence_tv,
                        token_log_probs, token_log_ratio_tables)
-from .staleness import run_sgd, staleness_kl
+from proofs_check.mismatch.staleness import run_sgd, staleness_kl
 
 SRC = "Trust Region Masking for Long-Horizon LLM RL (arXiv 2512.23075)"
 BLOG = "When Speed Kills Stability (Liu, Li et al., 2025 blog)"
@@ -248,7 +248,7 @@ def _linear_case(rng, k, *, d=3):
         z = rng.standard_normal(V) * float(np.exp(rng.uniform(np.log(0.02), np.log(1.0))))
         mu = TabularPolicy([lz + z for lz in lin.tabular().logits])
     else:
-        from .policies import low_probability_mismatch, sparse_mismatch, uniform_mismatch
+        from proofs_check.policies import low_probability_mismatch, sparse_mismatch, uniform_mismatch
         base = lin.tabular()
         if gen == "uniform":
             _, mu = uniform_mismatch(base, rng, sigma=float(np.exp(rng.uniform(np.log(0.02), 0.0))))
@@ -631,7 +631,7 @@ def _mp_iid(theta, V, T):
     lb = mp.log(mp.fsum(mp.exp(v) for v in b))
     m = [mp.exp(v - la) for v in a]
     p = [mp.exp(v - lb) for v in b]
-    from .mismatch.tilt import compositions
+    from proofs_check.mismatch.tilt import compositions
     cp = cn = tv_seq = mp.mpf(0)
     for nvec in compositions(T, V):
         coef = mp.factorial(T) / mp.fprod(mp.factorial(int(k)) for k in nvec)

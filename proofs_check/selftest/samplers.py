@@ -1,32 +1,22 @@
-"""Seed claims that exercise every path of the engine with real, small mathematics.
+"""Samplers and exact computations behind the engine's self-test claims.
 
-* ``seed.logit_energy_identity`` — identity, numeric and sympy:
-  ``‖e_a − softmax(z)‖² = 1 − 2p_a + Σ_b p_b²`` (spec baselines.md §2, CONFIRMED).
-* ``seed.dg_tail`` — probability bound that holds: the Dasgupta–Gupta tail of
-  classical JL for one fixed vector (spec seqproj.md §4, CONFIRMED).
-* ``seed.dg_tail_doubled`` — the same tail with its exponent doubled, a false
-  claim the engine must refute (a control: power check, verification.md §2).
-
-Each claim's function looks its code under test up at call time
-(:func:`proofs_check.logits.logit_gradient_energy`, :func:`projected_sq_norm_ratio`),
-so a mutation test can replace it (``tests/seqproj/test_mutations.py``).
+* :func:`energy_cases` — the logit-gradient energy identity, float64 library
+  code against a 40-digit mpmath evaluation of the definition.
+* :func:`chi2_deviation_events` — Dasgupta–Gupta tail events of classical JL.
+* :func:`bernoulli_events` — a coin with known bias (calibration).
 """
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
 
-from .engine import IdentityClaim, ProbabilityClaim, register
-from .logits import logit_gradient_energy
-from .symbolic import prove_logit_energy_identity
+from proofs_check.logits import logit_gradient_energy
+from proofs_check.symbolic import prove_logit_energy_identity
 
 __all__ = ["bernoulli_events", "chi2_deviation_events", "dg_tail_bound", "energy_cases",
            "projected_sq_norm_ratio", "prove_energy_identity"]
 
-
-# -- the logit-gradient energy identity --------------------------------------
 
 def energy_cases(rng: np.random.Generator, n: int, *, max_v: int = 64, max_scale: float = 1e4):
     """``n`` random cases of the energy identity; returns ``(lhs, rhs)``.
@@ -84,23 +74,6 @@ def prove_energy_identity(v_max: int = 6) -> bool:
                for V in range(2, v_max + 1))
 
 
-register(IdentityClaim(
-    id="seed.logit_energy_identity",
-    statement="‖e_a − softmax(z)‖² = 1 − 2 p_a + Σ_b p_b² for all logits z and tokens a",
-    source="OTB (arXiv 2602.07078) / Logit Dynamics (arXiv 2506.12912); spec baselines.md §2",
-    label="CONFIRMED",
-    params={"max_v": 64, "max_scale": 1e4, "sympy_v": "2..6"},
-    fn=functools.partial(energy_cases, max_v=64, max_scale=1e4),
-    tol=1e-12, tol_mode="absolute",
-    proof=prove_energy_identity,
-    chunk_size=100, default_budget=2_000, quick_budget=300,
-    role="statement", expected="holds",
-    notes="the energy lies in [0, 2], so an absolute tolerance of 1e-12 is a few hundred ulps",
-))
-
-
-# -- the Dasgupta–Gupta tail -----------------------------------------------
-
 def dg_tail_bound(M: int, eps: float, *, exponent_factor: float = 1.0) -> float:
     """``2 exp(−f (M/2)(ε²/2 − ε³/3))``; ``f = 1`` is Dasgupta–Gupta."""
     return 2.0 * math.exp(-exponent_factor * (M / 2.0) * (eps ** 2 / 2 - eps ** 3 / 3))
@@ -126,29 +99,3 @@ def bernoulli_events(p: float, rng: np.random.Generator, n: int) -> int:
     return int(np.count_nonzero(rng.random(n) < p))
 
 
-_DG_M, _DG_EPS = 400, 0.2
-register(ProbabilityClaim(
-    id="seed.dg_tail",
-    statement="P(|‖Πu‖² − ‖u‖²| > ε‖u‖²) ≤ 2 exp(−(M/2)(ε²/2 − ε³/3)), Π Gaussian, u fixed",
-    source="Dasgupta & Gupta 2003, Lemma 2.2; spec seqproj.md §4",
-    label="CONFIRMED",
-    params={"M": _DG_M, "eps": _DG_EPS},
-    fn=functools.partial(chi2_deviation_events, _DG_M, _DG_EPS),
-    delta=dg_tail_bound(_DG_M, _DG_EPS),
-    chunk_size=1_000, default_budget=1_000_000, quick_budget=100_000,
-    role="statement", expected="holds",
-))
-
-register(ProbabilityClaim(
-    id="seed.dg_tail_doubled",
-    statement="P(|‖Πu‖² − ‖u‖²| > ε‖u‖²) ≤ 2 exp(−M(ε²/2 − ε³/3)), Π Gaussian, u fixed",
-    source="mutation of Dasgupta & Gupta 2003 (exponent doubled); power check of verification.md §2",
-    label="DERIVED",
-    params={"M": _DG_M, "eps": _DG_EPS, "exponent_factor": 2.0},
-    fn=functools.partial(chi2_deviation_events, _DG_M, _DG_EPS),
-    delta=dg_tail_bound(_DG_M, _DG_EPS, exponent_factor=2.0),
-    chunk_size=1_000, default_budget=1_000_000, quick_budget=100_000,
-    role="control", expected="refuted",
-    notes="false on purpose (exponent doubled: bound 0.0020 against the true rate 0.0049 = P(|χ²_400/400 − 1| > 0.2)); "
-          "the engine must refute it",
-))
