@@ -18,7 +18,7 @@ import numpy as np
 
 from proofs_check.engine import ProbabilityClaim, make_executor, verify_claim
 from proofs_check.engine.runner import chunk_rng
-from proofs_check.selftest.claims import bernoulli_events
+from proofs_check.selftest.samplers import bernoulli_events
 
 P = 0.01
 

@@ -32,7 +32,7 @@ sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1]
 
 from proofs_check.engine.blas import single_threaded_blas  # noqa: E402
 from seqproj.ensemble.bandits import chol_rank1_update  # noqa: E402
-from seqproj.ensemble import LinearEnsemblePP  # noqa: E402
+from seqproj.ensemble.core import LinearEnsemblePP  # noqa: E402
 
 
 def _problem(d, K, seed):

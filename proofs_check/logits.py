@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp
 
-from .validate import check_finite_array
+from .engine.validate import check_finite_array
 
 __all__ = ["log_softmax", "softmax", "sum_pi_squared", "logit_gradient_energy"]
 
@@ -139,7 +139,7 @@ def logit_update(logits, actions, advantage, *, eta: float) -> np.ndarray:
     the step size ``η > 0``.  Source: "Logit Dynamics in Softmax Policy
     Gradient Methods" (arXiv 2506.12912); spec ``baselines.md`` §4 (CONFIRMED).
     """
-    from .validate import check_real
+    from .engine.validate import check_real
     eta = check_real("eta", eta, lo=0.0, lo_open=True)
     z, a = _logits_actions(logits, actions)
     A = _broadcast_real("advantage", advantage, a.shape)
@@ -151,7 +151,7 @@ def logit_update_norm(logits, actions, advantage, *, eta: float) -> np.ndarray:
 
     Source: spec ``baselines.md`` §4 (CONFIRMED).
     """
-    from .validate import check_real
+    from .engine.validate import check_real
     eta = check_real("eta", eta, lo=0.0, lo_open=True)
     z, a = _logits_actions(logits, actions)
     A = _broadcast_real("advantage", advantage, a.shape)
@@ -181,7 +181,7 @@ def first_order_logprob_change(logits, actions, advantage, *, eta: float) -> np.
 
     Exact to ``O(η²)``.  Source: spec ``baselines.md`` §4 (DERIVED).
     """
-    from .validate import check_real
+    from .engine.validate import check_real
     eta = check_real("eta", eta, lo=0.0, lo_open=True)
     z, a = _logits_actions(logits, actions)
     A = _broadcast_real("advantage", advantage, a.shape)
@@ -299,7 +299,7 @@ def breaking_step_size(logits, actions, advantage, *, order: int = 1, tol: float
     ``tol`` on the grid.  Source: spec ``baselines.md`` §4 ("the toolkit should
     find the step sizes where these approximations break").
     """
-    from .validate import check_real
+    from .engine.validate import check_real
     order = int(check_choice_order(order))
     tol = check_real("tol", tol, lo=0.0, lo_open=True)
     eta_lo = check_real("eta_lo", eta_lo, lo=0.0, lo_open=True)

@@ -50,7 +50,7 @@ from typing import Sequence
 import numpy as np
 from scipy.special import logsumexp
 
-from .validate import as_generator, check_choice, check_finite_array, check_int, check_real
+from .engine.validate import as_generator, check_choice, check_finite_array, check_int, check_real
 
 __all__ = [
     "DEFAULT_MAX_BYTES",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .validate import check_int
+from .engine.validate import check_int
 
 __all__ = ["prove_logit_energy_identity", "prove_logit_energy_identity_general",
            "prove_zero_sum_logit_update", "prove_telescoping_ratio", "prove_otb_equal_weights",

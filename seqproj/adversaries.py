@@ -35,7 +35,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from proofs_check.validate import check_choice, check_int, check_real
+from proofs_check.engine.validate import check_choice, check_int, check_real
 
 __all__ = ["ADVERSARIES", "PREDICTABLE", "Adversary", "adversary", "require_predictable"]
 

@@ -22,7 +22,7 @@ from scipy import stats as sstats
 
 from proofs_check.engine.claims import ProbabilityClaim
 from proofs_check.engine.verify import verify_claim
-from proofs_check.validate import check_choice, check_int, check_open_unit
+from proofs_check.engine.validate import check_choice, check_int, check_open_unit
 
 from .adversaries import ADVERSARIES, adversary as make_adversary, require_predictable
 from .bounds import sequential_jl_min_dim

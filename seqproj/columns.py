@@ -36,7 +36,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from scipy import optimize
 
-from proofs_check.validate import as_generator, check_choice, check_int, check_real
+from proofs_check.engine.validate import as_generator, check_choice, check_int, check_real
 
 __all__ = ["FAMILIES", "FAMILY_CODES", "ColumnFamily", "column_family", "columns_from_normals",
            "sample_columns", "sparse_c0"]

@@ -29,7 +29,7 @@ import math
 import numpy as np
 from numba import njit
 
-from proofs_check.validate import as_generator, check_choice, check_int
+from proofs_check.engine.validate import as_generator, check_choice, check_int
 
 from .adversaries import Adversary, adversary as make_adversary
 from .columns import ColumnFamily

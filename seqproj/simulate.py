@@ -47,7 +47,7 @@ import numpy as np
 from numba import njit
 from scipy import special
 
-from proofs_check.validate import as_generator, check_choice, check_int, check_real
+from proofs_check.engine.validate import as_generator, check_choice, check_int, check_real
 
 from .adversaries import Adversary, adversary as make_adversary, require_predictable
 from .columns import ColumnFamily, column_family, columns_from_normals

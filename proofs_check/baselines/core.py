@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from numba import njit
 
-from proofs_check.validate import check_choice, check_finite_array, check_int, check_real
+from proofs_check.engine.validate import check_choice, check_finite_array, check_int, check_real
 
 __all__ = [
     "optimal_token_baseline_advantage", "otb_advantage_numpy", "otb_advantage_loop",

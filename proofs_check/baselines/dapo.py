@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from proofs_check.validate import check_finite_array, check_real
+from proofs_check.engine.validate import check_finite_array, check_real
 
 __all__ = ["trajectory_kl", "trajectory_kl_chain", "kl_gradient_reward_to_go", "kl_gradient_complex_step",
            "truncated_is_accumulation", "transcribed_accumulation", "discounted_reward_to_go",

@@ -36,7 +36,7 @@ import numpy as np
 
 from proofs_check.baselines import (global_bstar_advantage, group_mean_advantage, optimal_token_baseline_advantage,
                         rloo_advantage)
-from proofs_check.validate import as_generator, check_choice, check_int, check_real
+from proofs_check.engine.validate import as_generator, check_choice, check_int, check_real
 
 __all__ = ["CountTask", "TOY_KINDS", "exact_return", "sample_batch", "advantages", "policy_gradient",
            "TrainResult", "train", "gradient_variance", "SweepResult", "group_size_sweep",

@@ -16,6 +16,7 @@ import numpy as np
 
 from .executors import Executor, make_executor
 from .store import ChunkStore
+from .validate import check_int
 
 __all__ = ["chunk_rng", "run_chunk", "map_chunks", "run_chunks"]
 
@@ -31,9 +32,7 @@ def run_chunk(task: Callable, seed: int, k: int, n: int):
 
 
 def _check_seed(seed) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    return int(seed)
+    return check_int("seed", seed, lo=0)
 
 
 def map_chunks(task: Callable, budget: int, *, chunk_size: int, seed: int = 0,
@@ -45,10 +44,8 @@ def map_chunks(task: Callable, budget: int, *, chunk_size: int, seed: int = 0,
     except for a shorter last chunk, so exactly ``budget`` units run.  ``task``
     must be picklable for the ``processes`` and ``dask`` executors.
     """
-    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
-        raise ValueError(f"budget must be a positive integer, got {budget!r}")
-    if isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
-        raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
+    budget = check_int("budget", budget, lo=1)
+    chunk_size = check_int("chunk_size", chunk_size, lo=1)
     seed = _check_seed(seed)
     n_chunks = math.ceil(budget / chunk_size)
     sizes = [chunk_size] * (n_chunks - 1) + [budget - chunk_size * (n_chunks - 1)]
@@ -101,7 +98,8 @@ def run_chunks(task: Callable, n_chunks: int, *, chunk_size: int, seed: int,
     gen = executor.imap(run_chunk, tasks, window=2 * executor.workers)
     try:
         for k, stats in gen:
-            stats = [v.item() if isinstance(v, np.generic) else v for v in stats]
+            if isinstance(stats, list):
+                stats = [v.item() if isinstance(v, np.generic) else v for v in stats]
             done[k] = stats
             if store is not None:
                 store.append(k, stats)

@@ -103,7 +103,9 @@ class ChunkStore:
                 if isinstance(rec, dict) and "eval" in rec and isinstance(rec["eval"], dict):
                     self.evaluations.append(rec["eval"])
                     continue
-                k, stats = int(rec["k"]), list(rec["stats"])
+                k, stats = int(rec["k"]), rec["stats"]
+                if not isinstance(stats, (list, dict)):
+                    raise TypeError("stats must be a list or an object")
             except (json.JSONDecodeError, KeyError, TypeError, ValueError):
                 raise ResultFileError(f"result file {self.path} is corrupt at line {i}") from None
             if k < 0 or (k in self.chunks and self.chunks[k] != stats):

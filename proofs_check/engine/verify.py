@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 from typing import Callable
 
-import numpy as np
 
 from . import decide
 from .claims import Claim, ScalingClaim
@@ -22,23 +21,26 @@ from .executors import Executor, make_executor
 from .results import Result
 from .runner import run_chunks
 from .store import ChunkStore
+from .validate import check_int, check_open_unit
 
-__all__ = ["verify_claim", "check_alpha", "check_budget", "result_path"]
+__all__ = ["verify_claim", "check_alpha", "check_budget", "check_seed", "result_path"]
 
 METHODS = ("anytime", "fixed")
 
 
 def check_alpha(alpha) -> float:
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) \
-            or not (0.0 < float(alpha) < 1.0):
-        raise ValueError(f"alpha must lie in the open interval (0, 1), got {alpha!r}")
-    return float(alpha)
+    """α in the open interval (0, 1)."""
+    return check_open_unit("alpha", alpha)
 
 
 def check_budget(budget) -> int:
-    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
-        raise ValueError(f"budget must be a positive integer, got {budget!r}")
-    return int(budget)
+    """A budget: an integer ≥ 1."""
+    return check_int("budget", budget, lo=1)
+
+
+def check_seed(seed) -> int:
+    """A root seed: an integer ≥ 0."""
+    return check_int("seed", seed, lo=0)
 
 
 def result_path(out, claim_id: str) -> Path:
@@ -79,9 +81,7 @@ def verify_claim(claim: Claim, *, budget: int | None = None, seed: int = 0, alph
     if not isinstance(claim, Claim):
         raise TypeError(f"claim must be a Claim, got {type(claim).__name__}")
     alpha = check_alpha(alpha)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    seed = int(seed)
+    seed = check_seed(seed)
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     budget = check_budget(budget if budget is not None else

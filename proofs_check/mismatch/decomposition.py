@@ -30,7 +30,7 @@ import numpy as np
 
 from ..policies import (DEFAULT_MAX_BYTES, TabularPolicy, check_enumerable, check_pair, check_reward,
                         context_distributions, sequence_log_probs, sequence_probs, token_log_ratio_tables)
-from ..validate import check_int
+from ..engine.validate import check_int
 
 __all__ = [
     "TRMDecomposition", "trm_decomposition", "PerformanceDifference", "performance_difference",

@@ -30,7 +30,7 @@ import numpy as np
 
 from ..policies import (DEFAULT_MAX_BYTES, LinearSoftmaxPolicy, TabularPolicy, check_enumerable, check_pair,
                         check_reward, sequence_log_probs, token_log_probs)
-from ..validate import check_real
+from ..engine.validate import check_real
 
 __all__ = ["ESTIMATORS", "EstimatorMoments", "estimator_values", "estimator_moments", "estimator_samples",
            "check_thresholds", "length_trap_horizon"]

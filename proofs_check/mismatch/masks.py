@@ -27,7 +27,7 @@ import numpy as np
 
 from ..policies import (DEFAULT_MAX_BYTES, TabularPolicy, check_enumerable, check_pair, per_context_kl,
                         sequence_log_probs, token_log_ratio_tables)
-from ..validate import check_finite_array, check_real
+from ..engine.validate import check_finite_array, check_real
 
 __all__ = ["check_padded", "trm_max_mask", "trm_avg_mask", "k2_max_mask", "k3_mean_mask",
            "length_neutral_weights", "length_neutral_mask", "sequence_mis_mask", "geometric_mask",
@@ -231,6 +231,6 @@ def proxy_acceptance(mu: TabularPolicy, pi: TabularPolicy, delta: float, *, delt
 def trm_acceptance(p: float, T: int) -> float:
     """``(1 − p)^T``: TRM-Max acceptance when each position violates independently w.p. ``p``."""
     p = check_real("p", p, lo=0.0, hi=1.0)
-    from ..validate import check_int
+    from ..engine.validate import check_int
     T = check_int("T", T, lo=1)
     return float(np.exp(T * np.log1p(-p))) if p < 1 else 0.0

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..validate import check_choice, check_real
+from ..engine.validate import check_choice, check_real
 from .masks import _lengths, check_padded
 
 __all__ = ["MonitoringStats", "monitoring_statistics", "verl_statistics", "RS_OPTIONS",

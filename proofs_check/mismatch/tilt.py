@@ -34,7 +34,7 @@ from itertools import combinations
 import numpy as np
 from scipy.special import gammaln
 
-from ..validate import check_choice, check_finite_array, check_int, check_real
+from ..engine.validate import check_choice, check_finite_array, check_int, check_real
 from .bounds import trm_bounds
 
 __all__ = ["TiltResult", "iid_tilt_worst_case", "count_state_tilt", "STATE_TILT_RULES",

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from proofs_check.validate import as_generator, check_choice, check_int, check_real
+from proofs_check.engine.validate import as_generator, check_choice, check_int, check_real
 
 from proofs_check.engine.blas import single_threaded_blas
 

@@ -255,7 +255,7 @@ def _code_token() -> tuple:
     """Identity of the code a cached sweep was computed with: the simulator
     entry points as looked up *now*, so a monkeypatched (mutated) simulator
     never receives numbers computed by the original one."""
-    from seqproj import bandits
+    from seqproj.ensemble import bandits
 
     return tuple(id(getattr(bandits, name)) for name in
                  ("simulate_repetition", "sample_index", "sample_perturbation", "sample_rows",

@@ -39,7 +39,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from scipy.linalg import blas as _blas
 
-from proofs_check.validate import (as_generator, check_choice, check_finite_array, check_int,
+from proofs_check.engine.validate import (as_generator, check_choice, check_finite_array, check_int,
                                    check_real)
 
 from proofs_check.engine.blas import single_threaded_blas

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from proofs_check.validate import as_generator, check_choice, check_int
+from proofs_check.engine.validate import as_generator, check_choice, check_int
 
 __all__ = ["INDEX_FAMILIES", "PERTURBATION_FAMILIES", "sample_index", "sample_perturbation",
            "sample_rows"]

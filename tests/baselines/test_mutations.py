@@ -15,7 +15,7 @@ import pytest
 from scipy.special import logsumexp
 
 import proofs_check.baselines.claims as bc
-import proofs_check.baselines as bl
+import proofs_check.baselines.core as bl
 import proofs_check.baselines.dapo as dapo
 import proofs_check.logits as lg
 from proofs_check.engine import get_claim

@@ -98,7 +98,7 @@ def test_group_moments_against_monte_carlo(rng):
     N, reps = 3, 20_000
     g = m.mean_gradient(np.repeat(R[:, None], 3, axis=1))
     h = m.inner_with(g)
-    from proofs_check.baselines import _group_coefficients
+    from proofs_check.baselines.core import _group_coefficients
     idx = sequence_index(sample_responses(pol, N * reps, rng), 2).reshape(reps, N)
     a = _group_coefficients("otb", R[idx], np.cumsum(m.proxy, axis=1)[idx], 1e-8)
     proj = np.sum(a * h[idx], axis=(1, 2)) / N / m.sq_norm(g)

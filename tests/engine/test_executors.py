@@ -7,7 +7,7 @@ import pytest
 
 from proofs_check.engine import ProbabilityClaim, make_executor, map_chunks, verify_claim
 from proofs_check.engine.runner import chunk_rng
-from proofs_check.selftest.claims import bernoulli_events
+from proofs_check.selftest.samplers import bernoulli_events
 
 
 def _claim(p=0.05, delta=0.05):

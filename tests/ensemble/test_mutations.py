@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import seqproj.ensemble.bandits as bandits
-import seqproj.ensemble as ensemble
+import seqproj.ensemble.core as ensemble
 import seqproj.ensemble.claims as ec
 from proofs_check.engine.claims import replace
 from proofs_check.engine.registry import get_claim

@@ -25,7 +25,7 @@ import math
 import numpy as np
 import pytest
 
-import proofs_check.selftest.claims as seed_mod
+import proofs_check.selftest.samplers as seed_mod
 import seqproj.check as check_mod
 import seqproj.reduced as reduced_mod
 import seqproj.simulate as sim_mod
