@@ -3,6 +3,7 @@ executors, result files and verdicts.  It knows nothing of any paper."""
 from .claims import (EXPECTED, KINDS, LABELS, ROLES, Claim, Source, ComparisonClaim, IdentityClaim, InequalityClaim,
                      ProbabilityClaim, ScalingClaim, replace)
 from .executors import EXECUTORS, make_executor
+from .experiment import Experiment, Measurement, clear_measurements, measure
 from .registry import claims, get_claim, register, select
 from .results import (VERDICTS, ComparisonResult, IdentityResult, InequalityResult,
                       ProbabilityResult, Result, ScalingResult)
@@ -16,4 +17,5 @@ __all__ = [
     "Result", "ProbabilityResult", "IdentityResult", "InequalityResult", "ScalingResult", "ComparisonResult",
     "ResultFileError", "register", "claims", "get_claim", "select", "replace",
     "verify_claim", "map_chunks", "chunk_rng", "make_executor",
+    "Experiment", "Measurement", "measure", "clear_measurements",
 ]

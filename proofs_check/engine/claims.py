@@ -23,9 +23,17 @@ scaling        ``fn(rng, n) -> (n, len(x))`` array     ``[y_1(x_1..x_m), ..., y_
 comparison     ``fn(rng, n) -> (n,)`` differences      ``[d_1, ..., d_n]``
 =============  =====================================  =========================
 
+Instead of its own ``fn``, a claim of the first four kinds may read an
+:class:`~proofs_check.engine.experiment.Experiment`: ``experiment=EXP,
+reduce=f`` where ``f(stats) -> output`` maps one chunk's named per-trial
+statistics (NumPy arrays) to what ``fn`` would have returned.  Claims and
+figures that read the same experiment share its chunks (measured once).
+
 User functions must be picklable (module-level functions, or
 :func:`functools.partial` of them) so that the ``processes`` and ``dask``
-executors can ship them.
+executors can ship them.  The convention for them is
+``f(rng, n, *, param=...)``, parameters keyword-only and bound with
+:func:`functools.partial`.
 """
 from __future__ import annotations
 
@@ -171,6 +179,8 @@ class Claim(abc.ABC):
     role: str = "statement"
     expected: str | None = None
     version: int = 1
+    experiment: Any = None
+    reduce: Callable[[Mapping[str, np.ndarray]], Any] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not self.id or " " in self.id:
@@ -190,6 +200,31 @@ class Claim(abc.ABC):
             v = getattr(self, name)
             if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 1:
                 raise ValueError(f"claim {self.id}: {name} must be a positive integer, got {v!r}")
+        if any(f.name == "fn" for f in dataclasses.fields(self)):
+            self._check_trials_source()
+
+    def _check_trials_source(self) -> None:
+        """Exactly one of ``fn`` or (``experiment`` and ``reduce``)."""
+        from .experiment import Experiment
+
+        has_fn = getattr(self, "fn", None) is not None
+        if self.experiment is None:
+            if not has_fn:
+                raise ValueError(f"claim {self.id}: give fn(rng, n), or experiment= and reduce=")
+            if self.reduce is not None:
+                raise ValueError(f"claim {self.id}: reduce= needs experiment=")
+            if not callable(self.fn):
+                raise TypeError(f"claim {self.id}: fn must be callable, got {self.fn!r}")
+            return
+        if has_fn:
+            raise ValueError(f"claim {self.id}: give either fn or experiment=, not both")
+        if not isinstance(self.experiment, Experiment):
+            raise TypeError(f"claim {self.id}: experiment must be an Experiment, got {self.experiment!r}")
+        if not callable(self.reduce):
+            raise TypeError(f"claim {self.id}: experiment= needs reduce(stats) -> the kind's output")
+        if int(self.chunk_size) != int(self.experiment.chunk_size):
+            raise ValueError(f"claim {self.id}: chunk_size {self.chunk_size} must equal the experiment's "
+                             f"chunk_size {self.experiment.chunk_size} (they share chunks)")
 
     @property
     def topic(self) -> str:
@@ -213,8 +248,9 @@ class Claim(abc.ABC):
         payload = json.dumps(
             {"id": self.id, "kind": self.kind, "version": int(self.version),
              "params": canonical(dict(self.params)), "chunk_size": int(self.chunk_size),
-             "callables": {name: describe_callable(getattr(self, name)) for name in self._callables
-                           if getattr(self, name) is not None},
+             "callables": {name: describe_callable(getattr(self, name))
+                           for name in (*self._callables, "reduce") if getattr(self, name) is not None},
+             "experiment": None if self.experiment is None else self.experiment.fingerprint(),
              **canonical(self._fingerprint_extra())},
             sort_keys=True,
         )
@@ -223,9 +259,17 @@ class Claim(abc.ABC):
     def _fingerprint_extra(self) -> dict:
         return {}
 
-    @abc.abstractmethod
+    def stats_function(self) -> Callable[[Any, int], list]:
+        """``to_stats(output, n) -> chunk statistics``: checks what ``fn`` (or
+        ``reduce``) returned for ``n`` units and turns it into the kind's
+        chunk statistics (raises ``ValueError`` naming what is wrong)."""
+        raise NotImplementedError(f"{type(self).__name__} has no per-unit function")
+
     def chunk_task(self) -> Callable[[np.random.Generator, int], list]:
         """The picklable ``task(rng, n) -> list`` that runs one chunk."""
+        if self.experiment is not None:
+            return functools.partial(_reduced_chunk, self.experiment.fn, self.reduce, self.stats_function())
+        return functools.partial(_user_chunk, self.fn, self.stats_function())
 
     def describe(self) -> dict:
         """Plain-JSON description used by ``theorycheck list``."""
@@ -246,16 +290,26 @@ class Claim(abc.ABC):
 # chunk workers (module level so that they pickle)
 # --------------------------------------------------------------------------
 
-def _probability_chunk(fn, rng, n):
-    events = fn(rng, n)
+def _user_chunk(fn, to_stats, rng, n):
+    """Run the user's ``fn(rng, n)`` and turn its output into chunk statistics."""
+    return to_stats(fn(rng, n), n)
+
+
+def _reduced_chunk(experiment_fn, reduce, to_stats, rng, n):
+    """A chunk of an experiment-reading claim computed directly (no memo)."""
+    from .experiment import as_arrays, _experiment_chunk
+
+    return to_stats(reduce(as_arrays(_experiment_chunk(experiment_fn, rng, n))), n)
+
+
+def _probability_stats(events, n):
     events = int(events)
     if events < 0 or events > n:
         raise ValueError(f"probability sampler returned {events} events for {n} trials")
     return [events]
 
 
-def _identity_chunk(fn, tol_mode, rng, n):
-    out = fn(rng, n)
+def _identity_stats(tol_mode, out, n):
     if tol_mode == "scale":
         if not (isinstance(out, tuple) and len(out) == 3):
             raise ValueError("identity evaluator with tol_mode='scale' must return (lhs, rhs, scale)")
@@ -286,15 +340,15 @@ def _identity_chunk(fn, tol_mode, rng, n):
     return [int(lhs.size), float(err.max(initial=0.0)), float(scaled.max(initial=0.0))]
 
 
-def _scaling_chunk(fn, m, rng, n):
-    y = np.asarray(fn(rng, n), dtype=float)
+def _scaling_stats(m, out, n):
+    y = np.asarray(out, dtype=float)
     if y.shape != (n, m):
         raise ValueError(f"scaling measurement returned shape {y.shape}, expected {(n, m)}")
     return y.ravel().tolist()
 
 
-def _comparison_chunk(fn, bounds, rng, n):
-    d = np.asarray(fn(rng, n), dtype=float).ravel()
+def _comparison_stats(bounds, out, n):
+    d = np.asarray(out, dtype=float).ravel()
     if d.shape != (n,):
         raise ValueError(f"comparison sampler returned {d.shape}, expected ({n},)")
     if not np.all(np.isfinite(d)):
@@ -322,7 +376,7 @@ class ProbabilityClaim(Claim):
 
     kind: ClassVar[str] = "probability"
     _callables: ClassVar[tuple[str, ...]] = ("fn",)
-    fn: Callable[[np.random.Generator, int], int]
+    fn: Callable[[np.random.Generator, int], int] | None = None
     delta: float
     chunk_size: int = 10_000
     default_budget: int = 1_000_000
@@ -336,8 +390,8 @@ class ProbabilityClaim(Claim):
     def _fingerprint_extra(self) -> dict:
         return {"delta": float(self.delta)}
 
-    def chunk_task(self):
-        return functools.partial(_probability_chunk, self.fn)
+    def stats_function(self):
+        return _probability_stats
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -358,7 +412,7 @@ class IdentityClaim(Claim):
 
     kind: ClassVar[str] = "identity"
     _callables: ClassVar[tuple[str, ...]] = ("fn",)
-    fn: Callable[[np.random.Generator, int], tuple]
+    fn: Callable[[np.random.Generator, int], tuple] | None = None
     tol: float = 1e-12
     tol_mode: str = "mixed"
     proof: Callable[[], bool] | None = None
@@ -377,8 +431,8 @@ class IdentityClaim(Claim):
     def _fingerprint_extra(self) -> dict:
         return {"tol": self.tol, "tol_mode": self.tol_mode}
 
-    def chunk_task(self):
-        return functools.partial(_identity_chunk, self.fn, self.tol_mode)
+    def stats_function(self):
+        return functools.partial(_identity_stats, self.tol_mode)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -461,7 +515,7 @@ class ScalingClaim(Claim):
 
     kind: ClassVar[str] = "scaling"
     _callables: ClassVar[tuple[str, ...]] = ("fn",)
-    fn: Callable[[np.random.Generator, int], np.ndarray]
+    fn: Callable[[np.random.Generator, int], np.ndarray] | None = None
     x: Sequence[float]
     exponent_lo: float = -math.inf
     exponent_hi: float = math.inf
@@ -482,8 +536,8 @@ class ScalingClaim(Claim):
         return {"x": [float(v) for v in self.x], "deterministic": bool(self.deterministic),
                 "window": [float(self.exponent_lo), float(self.exponent_hi)]}
 
-    def chunk_task(self):
-        return functools.partial(_scaling_chunk, self.fn, len(self.x))
+    def stats_function(self):
+        return functools.partial(_scaling_stats, len(self.x))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -504,7 +558,7 @@ class ComparisonClaim(Claim):
 
     kind: ClassVar[str] = "comparison"
     _callables: ClassVar[tuple[str, ...]] = ("fn",)
-    fn: Callable[[np.random.Generator, int], np.ndarray]
+    fn: Callable[[np.random.Generator, int], np.ndarray] | None = None
     threshold: float = 0.0
     alternative: str = "less"
     bounds: tuple[float, float] | None = None
@@ -534,8 +588,8 @@ class ComparisonClaim(Claim):
         return {"threshold": float(self.threshold), "alternative": self.alternative,
                 "bounds": None if self.bounds is None else list(self.bounds)}
 
-    def chunk_task(self):
-        return functools.partial(_comparison_chunk, self.fn, self.bounds)
+    def stats_function(self):
+        return functools.partial(_comparison_stats, self.bounds)
 
 
 def replace(claim: Claim, **changes) -> Claim:

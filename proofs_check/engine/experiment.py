@@ -28,7 +28,7 @@ from .executors import Executor, make_executor
 from .runner import run_chunks
 from .store import ChunkStore
 
-__all__ = ["Experiment", "Measurement", "measure", "experiment_chunks", "clear_measurements"]
+__all__ = ["Experiment", "Measurement", "measure", "experiment_chunks", "clear_measurements", "as_arrays"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -84,6 +84,11 @@ def _experiment_chunk(fn, rng, n) -> dict:
                              f"must be the {n} trials")
         stats[str(name)] = arr.tolist()
     return stats
+
+
+def as_arrays(stats: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """A chunk's statistics as NumPy arrays (what a claim's ``reduce`` receives)."""
+    return {name: np.asarray(value) for name, value in stats.items()}
 
 
 # -- the in-process memo: chunk identity -> statistics -------------------------

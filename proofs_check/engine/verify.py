@@ -14,9 +14,12 @@ import time
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
+
 
 from . import decide
 from .claims import Claim, ScalingClaim
+from .experiment import as_arrays, experiment_chunks
 from .executors import Executor, make_executor
 from .results import Result
 from .runner import run_chunks
@@ -108,8 +111,12 @@ def verify_claim(claim: Claim, *, budget: int | None = None, seed: int = 0, alph
     ex = make_executor(executor, workers, scheduler)
     try:
         with store:
-            prefix = run_chunks(claim.chunk_task(), n_chunks, chunk_size=claim.chunk_size, seed=seed,
-                                executor=ex, store=store, stop=stop, progress=progress)
+            if claim.experiment is not None:
+                prefix = _chunks_from_experiment(claim, n_chunks, seed=seed, executor=ex, out=out,
+                                                 store=store, stop=stop, progress=progress)
+            else:
+                prefix = run_chunks(claim.chunk_task(), n_chunks, chunk_size=claim.chunk_size, seed=seed,
+                                    executor=ex, store=store, stop=stop, progress=progress)
             common = dict(claim=claim.id, kind=claim.kind, statement=claim.statement,
                           source=str(claim.source), label=claim.label, seed=seed, alpha=alpha,
                           budget=len(prefix) * claim.chunk_size, chunks=len(prefix),
@@ -123,6 +130,25 @@ def verify_claim(claim: Claim, *, budget: int | None = None, seed: int = 0, alph
             ex.close()
     # elapsed covers the chunk runs and the verdict (e.g. a sympy proof)
     return dataclasses.replace(result, elapsed_s=round(time.perf_counter() - t0, 6))
+
+
+def _chunks_from_experiment(claim: Claim, n_chunks: int, *, seed, executor, out, store, stop, progress):
+    """The claim's chunk statistics derived from its experiment's chunks
+    (:func:`.experiment.experiment_chunks`: measured once per process and,
+    with ``out``, stored in ``OUT/experiments/``), stopping where ``stop`` says."""
+    to_stats = claim.stats_function()
+
+    def derive(exp_stats):
+        return to_stats(claim.reduce(as_arrays(exp_stats)), claim.chunk_size)
+
+    exp_stop = None if stop is None else (lambda exp_stats: stop(derive(exp_stats)))
+    exp_prefix = experiment_chunks(claim.experiment, n_chunks, seed=seed, executor=executor, out=out,
+                                   stop=exp_stop, progress=progress)
+    prefix = [derive(s) for s in exp_prefix]
+    for k, st in enumerate(prefix):
+        if k not in store.chunks:
+            store.append(k, [v.item() if isinstance(v, np.generic) else v for v in st])
+    return prefix
 
 
 def _check_extension(store: ChunkStore, claim: Claim, decision: str, n_chunks: int) -> None:
