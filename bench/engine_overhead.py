@@ -48,7 +48,7 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args(argv)
     claim = ProbabilityClaim(id="bench.bernoulli", statement="P(X=1) ≤ δ", source="bench", label="DERIVED",
-                             fn=functools.partial(bernoulli_events, P), delta=0.02, chunk_size=a.chunk)
+                             fn=functools.partial(bernoulli_events, p=P), delta=0.02, chunk_size=a.chunk)
     t_bare, k_bare = best_of(lambda: bare_loop(a.trials, a.chunk, a.seed), a.repeat)
     rows = [("bare NumPy loop", 1, t_bare, k_bare)]
     for name, workers in (("serial", 1), ("threads", 1), ("threads", 2), ("processes", 2), ("dask", 2)):

@@ -62,7 +62,7 @@ for cid in ("selftest.dg_tail", "selftest.dg_tail_doubled"):
 # %%
 delta, alpha = 0.05, 0.05
 claim = ProbabilityClaim(id="demo.bernoulli", statement="P(X=1) ≤ δ", source="demo", label="DERIVED",
-                         fn=functools.partial(bernoulli_events, delta), delta=delta, chunk_size=200)
+                         fn=functools.partial(bernoulli_events, p=delta), delta=delta, chunk_size=200)
 verdicts = [verify_claim(claim, budget=20_000, seed=s, alpha=alpha).verdict for s in range(REPS)]
 wrong = sum(v != "inconclusive" for v in verdicts)
 from proofs_check.engine.stats import clopper_pearson

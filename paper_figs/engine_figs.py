@@ -15,11 +15,11 @@ import math
 import matplotlib.ticker
 import numpy as np
 
-from proofs_check.engine import ProbabilityClaim, verify_claim
-from proofs_check.engine.runner import chunk_rng
+from proofs_check.engine import ProbabilityClaim, measure, verify_claim
+from proofs_check.engine.experiment import as_arrays
 from proofs_check.engine.stats import clopper_pearson, log_e_above, log_e_below
-from proofs_check.selftest.samplers import bernoulli_events
-from proofs_check.engine import get_claim
+from proofs_check.selftest.samplers import (DG_DEVIATION, DG_EPS, DG_M, bernoulli_events, count_deviations,
+                                            dg_tail_bound)
 
 from .style import figure, new_figure
 
@@ -30,7 +30,7 @@ def operating_characteristic(ratios, *, delta=0.05, alpha=0.05, reps=200, budget
     rows = []
     for r in ratios:
         claim = ProbabilityClaim(id="engine.bernoulli", statement="P(X=1) ≤ δ", source="calibration",
-                                 label="DERIVED", fn=functools.partial(bernoulli_events, float(r * delta)),
+                                 label="DERIVED", fn=functools.partial(bernoulli_events, p=float(r * delta)),
                                  delta=delta, chunk_size=chunk_size)
         verdicts = [verify_claim(claim, budget=budget, seed=seed + i, alpha=alpha).verdict
                     for i in range(reps)]
@@ -71,25 +71,27 @@ def fig_operating_characteristic(*, quick: bool, seed: int):
 
 @figure("engine_evalue_paths")
 def fig_evalue_paths(*, quick: bool, seed: int):
+    """The two one-sided log e-values of ``selftest.dg_tail`` (δ = Dasgupta–Gupta
+    bound, true) and ``selftest.dg_tail_doubled`` (δ halved exponent, false)
+    along one run: both claims read the experiment ``DG_DEVIATION``, and so
+    does this figure (the same chunks, measured once)."""
     alpha = 0.01
     n_chunks = 20 if quick else 60
+    m = measure(DG_DEVIATION, n_chunks * DG_DEVIATION.chunk_size, seed=seed)
+    counts = np.array([count_deviations(as_arrays(c)) for c in m.chunks])
+    k_cum = np.cumsum(counts)
+    ns = (np.arange(1, n_chunks + 1) * DG_DEVIATION.chunk_size).tolist()
     fig, ax = new_figure()
-    data = {"alpha": alpha, "threshold": math.log(2 / alpha), "claims": {}}
-    for cid, color in (("selftest.dg_tail", "C0"), ("selftest.dg_tail_doubled", "C3")):
-        c = get_claim(cid)
-        task = c.chunk_task()
-        k = n = 0
-        ns, below, above = [], [], []
-        for j in range(n_chunks):
-            k += task(chunk_rng(seed, j), c.chunk_size)[0]
-            n += c.chunk_size
-            ns.append(n)
-            below.append(log_e_below(k, n, c.delta))
-            above.append(log_e_above(k, n, c.delta))
+    data = {"alpha": alpha, "threshold": math.log(2 / alpha), "experiment": DG_DEVIATION.id,
+            "claims": {}}
+    for cid, factor, color in (("selftest.dg_tail", 1.0, "C0"), ("selftest.dg_tail_doubled", 2.0, "C3")):
+        delta = dg_tail_bound(DG_M, DG_EPS, exponent_factor=factor)
+        below = [log_e_below(int(k), n, delta) for k, n in zip(k_cum, ns)]
+        above = [log_e_above(int(k), n, delta) for k, n in zip(k_cum, ns)]
         ax.plot(ns, below, color=color, label=f"{cid}: log E (p < δ)")
         ax.plot(ns, above, color=color, ls="--", label=f"{cid}: log E (p > δ)")
-        data["claims"][cid] = {"delta": c.delta, "trials": ns, "log_e_below": below, "log_e_above": above,
-                               "events": int(k)}
+        data["claims"][cid] = {"delta": delta, "trials": ns, "log_e_below": below, "log_e_above": above,
+                               "events": int(k_cum[-1])}
     ax.axhline(math.log(2 / alpha), color="k", ls=":", lw=1, label="stop: log(2/α)")
     ax.set_ylim(-10, 30)
     ax.set_xlabel("trials")

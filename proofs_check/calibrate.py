@@ -45,6 +45,7 @@ from scipy import stats as _st
 from .engine import (ComparisonClaim, InequalityClaim, ProbabilityClaim, ScalingClaim,
                      verify_claim)
 from .engine.stats import clopper_pearson
+from .selftest.samplers import bernoulli_events
 
 __all__ = ["Cell", "CELLS", "acceptance_count", "power_at", "run_cell", "main"]
 
@@ -53,15 +54,15 @@ FALSE_ALARM = 1e-3
 
 # -- samplers (module level: picklable) --------------------------------------
 
-def bernoulli_diffs(p, rng, n):
+def bernoulli_diffs(rng, n, *, p):
     return (rng.random(n) < p).astype(float)
 
 
-def beta_diffs(a, b, rng, n):
+def beta_diffs(rng, n, *, a, b):
     return rng.beta(a, b, n)
 
 
-def two_point_diffs(big, q, rng, n):
+def two_point_diffs(rng, n, *, big, q):
     """``big`` with probability ``q``, else 0: mean ``big·q``, a heavy right tail."""
     return np.where(rng.random(n) < q, float(big), 0.0)
 
@@ -70,16 +71,12 @@ def exp_minus_one(rng, n):
     return rng.exponential(1.0, n) - 1.0
 
 
-def bernoulli_events(p, rng, n):
-    return int((rng.random(n) < p).sum())
-
-
-def noisy_power_law(a, sigma, x, rng, n):
+def noisy_power_law(rng, n, *, a, sigma, x):
     x = np.asarray(x, float)
     return x ** a * np.exp(sigma * rng.standard_normal((n, x.size)))
 
 
-def exact_power_law(a, x, rng, n):
+def exact_power_law(rng, n, *, a, x):
     x = np.asarray(x, float)
     return np.tile(x ** a * (1 + 0.1 / x), (n, 1))
 
@@ -92,7 +89,7 @@ def clip01(theta):
     return np.clip(theta, 0.0, 1.0)
 
 
-def planted_box(side, theta):
+def planted_box(theta, *, side):
     """``lhs ≤ rhs`` on ``[0,1]²`` with a 1 % violation on the box
     ``[0.6, 0.6 + side]²`` (volume ``side²``), and lhs/rhs ≤ 0.9 elsewhere."""
     x, y = float(theta[0]), float(theta[1])
@@ -146,14 +143,14 @@ X_GRID = (2.0, 4.0, 8.0, 16.0, 32.0, 64.0)
 
 def _scaling_trial(reps, seed, alpha):
     c = ScalingClaim(id="calibrate.scaling", statement="y ~ x^a, a ∈ [1, 2]", source="calibration",
-                     label="DERIVED", fn=functools.partial(noisy_power_law, 2.0, 0.3, X_GRID),
+                     label="DERIVED", fn=functools.partial(noisy_power_law, a=2.0, sigma=0.3, x=X_GRID),
                      x=X_GRID, exponent_lo=1.0, exponent_hi=2.0)
     return _decisive(verify_claim(c, budget=reps, seed=seed, alpha=alpha))
 
 
 def _probability_claim(p, delta, chunk_size=500):
     return ProbabilityClaim(id="calibrate.probability", statement="P(X = 1) ≤ δ", source="calibration",
-                            label="DERIVED", fn=functools.partial(bernoulli_events, p), delta=delta,
+                            label="DERIVED", fn=functools.partial(bernoulli_events, p=p), delta=delta,
                             chunk_size=chunk_size)
 
 
@@ -195,16 +192,16 @@ def _coverage_trial(seed, alpha):
 
 def _inequality_trial(side, budget, seed, alpha):
     c = InequalityClaim(id="calibrate.inequality", statement="lhs ≤ rhs", source="calibration",
-                        label="DERIVED", sample=unit_square, evaluate=functools.partial(planted_box, side),
+                        label="DERIVED", sample=unit_square, evaluate=functools.partial(planted_box, side=side),
                         project=clip01, chunk_size=min(budget, 200))
     return verify_claim(c, budget=budget, seed=seed, alpha=alpha).verdict == "refuted"
 
 
 def _cells() -> list[Cell]:
     cells = []
-    bounded = (("Bernoulli(0.1)", functools.partial(bernoulli_diffs, 0.1), 0.1, (0.0, 1.0)),
-               ("Beta(0.5,5)", functools.partial(beta_diffs, 0.5, 5.0), 0.5 / 5.5, (0.0, 1.0)),
-               ("two-point 100·Bern(0.01)", functools.partial(two_point_diffs, 100.0, 0.01), 1.0,
+    bounded = (("Bernoulli(0.1)", functools.partial(bernoulli_diffs, p=0.1), 0.1, (0.0, 1.0)),
+               ("Beta(0.5,5)", functools.partial(beta_diffs, a=0.5, b=5.0), 0.5 / 5.5, (0.0, 1.0)),
+               ("two-point 100·Bern(0.01)", functools.partial(two_point_diffs, big=100.0, q=0.01), 1.0,
                 (0.0, 100.0)))
     for label, fn, thr, bounds in bounded:
         for n in (10, 40, 200):

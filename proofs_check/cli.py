@@ -58,6 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     q = sub.add_parser("list", help="list claims with kind, source and label")
     q.add_argument("pattern", nargs="?", help="claim id, dotted prefix (e.g. seqproj) or glob")
+    q.add_argument("--paper", metavar="KEY", help="only claims citing this paper (see --papers)")
+    q.add_argument("--papers", action="store_true", help="list the paper keys with title and URL")
     q.add_argument("--json", action="store_true", help="one JSON object per line per claim")
 
     def run_opts(q, quick_help):
@@ -96,6 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
     q = sub.add_parser("report", help="verify every claim and build every figure into a markdown report")
     run_opts(q, "quick budgets and quick figures (a few minutes)")
     q.add_argument("--out", default="theorycheck-report", help="report folder (default theorycheck-report)")
+    q.add_argument("--rerender", action="store_true",
+                   help="re-render OUT/report.md from OUT/results.jsonl without running anything")
     q.add_argument("pattern", nargs="?", help="restrict to claims matching this id, prefix or glob")
     return p
 
@@ -140,10 +144,27 @@ def _table(title, columns, rows):
 
 def _cmd_list(args) -> int:
     from .engine import claims
+    from .papers import PAPERS, paper
 
+    if args.papers:
+        cited = {}
+        for c in claims():
+            for key in c.papers:
+                cited[key] = cited.get(key, 0) + 1
+        rows = [(p.key, cited.get(p.key, 0), p.cite(), p.url) for p in PAPERS.values()]
+        if args.json:
+            for key, n, cite, url in rows:
+                print(json.dumps({"paper": key, "claims": n, "cite": cite, "url": url}, ensure_ascii=False))
+        else:
+            for key, n, cite, url in rows:
+                print(f"{key:<18} {n:>3} claims  {cite}\n{'':<30}{url}")
+        return 0
     found = claims(args.pattern)
     if args.pattern and not found:
         raise ValueError(f"no claim matches {args.pattern!r}")
+    if args.paper:
+        paper(args.paper)                  # ValueError listing the keys if unknown
+        found = [c for c in found if args.paper in c.papers]
     if args.json:
         for c in found:
             print(json.dumps(c.describe(), ensure_ascii=False))
@@ -155,18 +176,13 @@ def _cmd_list(args) -> int:
 
 
 def _verify_many(selected, args, *, out, resume, method, quick, show_progress):
-    from .engine import make_executor, verify_claim
+    from .engine import verify_claims
 
-    ex = make_executor(args.executor, args.workers, args.scheduler)
-    try:
-        with _progress(show_progress) as prog:
-            for c in selected:
-                r = verify_claim(c, budget=getattr(args, "budget", None), seed=args.seed,
-                                 alpha=args.alpha, executor=ex, quick=quick, out=out,
-                                 resume=resume, method=method, progress=_tracker(prog, c.id))
-                yield r
-    finally:
-        ex.close()
+    with _progress(show_progress) as prog:
+        yield from verify_claims(selected, executor=args.executor, workers=args.workers,
+                                 scheduler=args.scheduler, budget=getattr(args, "budget", None),
+                                 seed=args.seed, alpha=args.alpha, quick=quick, out=out, resume=resume,
+                                 method=method, progress_for=lambda c: _tracker(prog, c.id))
 
 
 def _cmd_verify(args) -> int:
@@ -208,9 +224,16 @@ def _cmd_figs(args) -> int:
 
 
 def _cmd_report(args) -> int:
-    from .report import write_report
+    from .engine import claims, select
+    from .report import rerender_report, write_report
 
-    path = write_report(args, verify_many=_verify_many)
+    if args.rerender:
+        path = rerender_report(args.out)
+    else:
+        selected = select(args.pattern) if args.pattern else claims()
+        path = write_report(selected, args.out, seed=args.seed, alpha=args.alpha, quick=args.quick,
+                            executor=args.executor, workers=args.workers, scheduler=args.scheduler,
+                            progress=sys.stderr.isatty())
     print(f"report written to {path}")
     return 0
 

@@ -2,8 +2,10 @@
 
 The report reads result objects and the figures' saved data; it reruns
 nothing.  Layout of ``OUT/``: ``report.md``, ``results.jsonl`` (one result per
-line), ``figures/`` (PDF, PNG and JSON per figure), ``chunks/`` (per-chunk
-result files, resumable).
+line; :func:`rerender_report` re-renders the report from it), ``report.json``
+(seed, α, budgets), ``figures/`` (PDF, PNG and JSON per figure), ``chunks/``
+(per-chunk result files, resumable; ``chunks/experiments/`` the shared
+experiments).
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-__all__ = ["write_report", "render_markdown"]
+__all__ = ["write_report", "render_markdown", "read_results", "rerender_report"]
 
 
 def _row(r) -> str:
@@ -73,29 +75,71 @@ def render_markdown(results, figure_names, *, seed, alpha, quick, elapsed_s) -> 
     return "\n".join(lines) + "\n"
 
 
-def write_report(args, *, verify_many) -> Path:
-    """Run the selected claims and all figures, then write ``OUT/report.md``."""
+def write_report(selected, out, *, seed: int = 0, alpha: float = 0.01, quick: bool = False,
+                 executor=None, workers=None, scheduler=None, progress: bool = False) -> Path:
+    """Verify ``selected`` claims and build every figure into ``out``; write
+    ``out/results.jsonl`` (one result per line, as decided) and ``out/report.md``."""
     import paper_figs
 
-    from .engine import claims, select
+    from .engine import verify_claims
 
-    out = Path(args.out)
+    out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    selected = select(args.pattern) if args.pattern else claims()
     results = []
     with open(out / "results.jsonl", "w", encoding="utf-8") as fh:
-        for r in verify_many(selected, args, out=out / "chunks", resume=False, method="anytime",
-                             quick=args.quick, show_progress=sys.stderr.isatty()):
+        for r in verify_claims(selected, executor=executor, workers=workers, scheduler=scheduler,
+                               seed=seed, alpha=alpha, quick=quick, out=out / "chunks", method="anytime"):
             fh.write(json.dumps(r.to_dict(), ensure_ascii=False) + "\n")
             fh.flush()
-            print(f"{r.verdict:>12}  {r.claim}  ({r.elapsed_s:.1f} s)", file=sys.stderr, flush=True)
+            if progress:
+                print(f"{r.verdict:>12}  {r.claim}  ({r.elapsed_s:.1f} s)", file=sys.stderr, flush=True)
             results.append(r)
     names = list(paper_figs.figures())
-    paper_figs.build(out / "figures", quick=args.quick, seed=args.seed,
-                     progress=lambda n: print(f"    figure  {n}", file=sys.stderr, flush=True))
-    text = render_markdown(results, names, seed=args.seed, alpha=args.alpha, quick=args.quick,
-                           elapsed_s=time.perf_counter() - t0)
+    paper_figs.build(out / "figures", quick=quick, seed=seed,
+                     progress=(lambda n: print(f"    figure  {n}", file=sys.stderr, flush=True))
+                     if progress else None)
+    elapsed = time.perf_counter() - t0
+    (out / "report.json").write_text(json.dumps({"seed": seed, "alpha": alpha, "quick": quick,
+                                                 "elapsed_s": round(elapsed, 3)}) + "\n", encoding="utf-8")
+    text = render_markdown(results, names, seed=seed, alpha=alpha, quick=quick, elapsed_s=elapsed)
+    path = out / "report.md"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def read_results(path) -> list:
+    """The results of a ``results.jsonl`` file (``ValueError`` naming the line if one is bad)."""
+    from .engine import Result
+
+    results = []
+    for i, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            results.append(Result.from_dict(json.loads(line)))
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"{path}: line {i} is not a theorycheck result ({exc})") from None
+    return results
+
+
+def rerender_report(out) -> Path:
+    """Re-render ``out/report.md`` from ``out/results.jsonl`` and the figures
+    already in ``out/figures/``; runs nothing."""
+    out = Path(out)
+    src = out / "results.jsonl"
+    if not src.exists():
+        raise ValueError(f"{src} does not exist: run `theorycheck report --out {out}` first")
+    results = read_results(src)
+    if not results:
+        raise ValueError(f"{src} holds no results")
+    names = sorted(p.stem for p in (out / "figures").glob("*.png")) if (out / "figures").exists() else []
+    meta = {"seed": results[0].seed, "alpha": results[0].alpha, "quick": False,
+            "elapsed_s": sum(r.elapsed_s for r in results)}
+    if (out / "report.json").exists():
+        meta.update(json.loads((out / "report.json").read_text(encoding="utf-8")))
+    text = render_markdown(results, names, seed=meta["seed"], alpha=meta["alpha"], quick=meta["quick"],
+                           elapsed_s=meta["elapsed_s"])
     path = out / "report.md"
     path.write_text(text, encoding="utf-8")
     return path

@@ -10,3 +10,17 @@ from hypothesis import settings  # noqa: E402
 
 settings.register_profile("theorycheck", deadline=None, print_blob=True, derandomize=True)
 settings.load_profile("theorycheck")
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _fresh_measurements():
+    """Each test starts with no experiment chunks memoised in this process, so a
+    test that patches a simulator never reads chunks the unpatched code made."""
+    from proofs_check.engine import clear_measurements
+
+    clear_measurements()
+    yield
+    clear_measurements()

@@ -119,7 +119,9 @@ def test_imports_point_one_way():
     ("paper_figs.style", "from proofs_check import cli\n"),
 ])
 def test_a_planted_upward_import_is_caught(module, planted):
-    path = ROOT / Path(*module.split("."))
-    text = path.with_suffix(".py").read_text(encoding="utf-8") + "\n" + planted
-    assert not violations_in(module, path.with_suffix(".py").read_text(encoding="utf-8"))
-    assert violations_in(module, text), f"{module}: {planted!r} was not caught"
+    base = ROOT / Path(*module.split("."))
+    path = base.with_suffix(".py") if base.with_suffix(".py").exists() else base / "__init__.py"
+    is_pkg = path.name == "__init__.py"
+    original = path.read_text(encoding="utf-8")
+    assert not violations_in(module, original, is_pkg)
+    assert violations_in(module, original + "\n" + planted, is_pkg), f"{module}: {planted!r} was not caught"

@@ -9,13 +9,13 @@ from .results import (VERDICTS, ComparisonResult, IdentityResult, InequalityResu
                       ProbabilityResult, Result, ScalingResult)
 from .runner import chunk_rng, map_chunks
 from .store import ResultFileError
-from .verify import verify_claim
+from .verify import verify_claim, verify_claims
 
 __all__ = [
     "KINDS", "LABELS", "ROLES", "EXPECTED", "VERDICTS", "EXECUTORS", "Source",
     "Claim", "ProbabilityClaim", "IdentityClaim", "InequalityClaim", "ScalingClaim", "ComparisonClaim",
     "Result", "ProbabilityResult", "IdentityResult", "InequalityResult", "ScalingResult", "ComparisonResult",
     "ResultFileError", "register", "claims", "get_claim", "select", "replace",
-    "verify_claim", "map_chunks", "chunk_rng", "make_executor",
+    "verify_claim", "verify_claims", "map_chunks", "chunk_rng", "make_executor",
     "Experiment", "Measurement", "measure", "clear_measurements",
 ]

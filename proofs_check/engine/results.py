@@ -63,6 +63,31 @@ class Result:
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), sort_keys=False)
 
+    @staticmethod
+    def from_dict(d: Mapping[str, Any]) -> "Result":
+        """The result a :meth:`to_dict` produced (e.g. a line of ``results.jsonl``),
+        of the class its ``kind`` names; unknown keys are refused."""
+        if not isinstance(d, Mapping) or "kind" not in d:
+            raise ValueError("a result dict needs a 'kind'")
+        cls = _RESULT_CLASSES.get(d["kind"])
+        if cls is None:
+            raise ValueError(f"unknown result kind {d['kind']!r}")
+        names = {f.name: f for f in dataclasses.fields(cls)}
+        extra = set(d) - set(names) - {"as_expected"}
+        if extra:
+            raise ValueError(f"unknown fields for a {d['kind']} result: {sorted(extra)}")
+        kw = {}
+        for name, value in d.items():
+            if name == "as_expected":
+                continue
+            if isinstance(value, str) and value in ("nan", "inf", "-inf"):
+                value = float(value)
+            if isinstance(value, list) and name not in ("worst_point",):
+                value = tuple(float(v) if isinstance(v, str) and v in ("nan", "inf", "-inf") else v
+                              for v in value)
+            kw[name] = value
+        return cls(**kw)
+
     def summary(self) -> str:
         """The headline number with its uncertainty, for tables."""
         return ""
@@ -199,3 +224,8 @@ class ComparisonResult(Result):
         what = "CS" if self.method == "betting" else "CI"
         return (f"mean diff {_fmt(self.mean_diff)} {what}[{_fmt(self.ci[0])}, {_fmt(self.ci[1])}] "
                 f"{op} {self.threshold:g}? (n={self.n})")
+
+
+_RESULT_CLASSES = {"probability": ProbabilityResult, "identity": IdentityResult,
+                   "inequality": InequalityResult, "scaling": ScalingResult,
+                   "comparison": ComparisonResult}

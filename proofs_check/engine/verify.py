@@ -26,7 +26,7 @@ from .runner import run_chunks
 from .store import ChunkStore
 from .validate import check_int, check_open_unit
 
-__all__ = ["verify_claim", "check_alpha", "check_budget", "check_seed", "result_path"]
+__all__ = ["verify_claim", "verify_claims", "check_alpha", "check_budget", "check_seed", "result_path"]
 
 METHODS = ("anytime", "fixed")
 
@@ -130,6 +130,25 @@ def verify_claim(claim: Claim, *, budget: int | None = None, seed: int = 0, alph
             ex.close()
     # elapsed covers the chunk runs and the verdict (e.g. a sympy proof)
     return dataclasses.replace(result, elapsed_s=round(time.perf_counter() - t0, 6))
+
+
+def verify_claims(claims, *, executor: str | Executor | None = None, workers: int | None = None,
+                  scheduler: str | None = None, progress_for: Callable | None = None, **kw):
+    """Verify several claims on one executor; yields each result as it is decided.
+
+    ``kw`` are :func:`verify_claim`'s keywords (budget, seed, alpha, quick,
+    out, resume, method); ``progress_for(claim)`` may return a progress
+    callback for that claim.  Claims that read the same experiment share its
+    chunks (measured once in this process)."""
+    owned = not isinstance(executor, Executor)
+    ex = make_executor(executor, workers, scheduler)
+    try:
+        for c in claims:
+            yield verify_claim(c, executor=ex,
+                               progress=None if progress_for is None else progress_for(c), **kw)
+    finally:
+        if owned:
+            ex.close()
 
 
 def _chunks_from_experiment(claim: Claim, n_chunks: int, *, seed, executor, out, store, stop, progress):

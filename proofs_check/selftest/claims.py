@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import functools
 
-from proofs_check.engine import IdentityClaim, ProbabilityClaim, register
-from proofs_check.selftest.samplers import (chi2_deviation_events, dg_tail_bound, energy_cases,
-                                            prove_energy_identity)
+from proofs_check.engine import IdentityClaim, ProbabilityClaim, Source, register
+from proofs_check.selftest.samplers import (DG_DEVIATION, DG_EPS, DG_M, count_deviations, dg_tail_bound,
+                                            energy_cases, prove_energy_identity)
 
 __all__: list[str] = []
 
@@ -27,7 +27,8 @@ __all__: list[str] = []
 register(IdentityClaim(
     id="selftest.logit_energy_identity",
     statement="‖e_a − softmax(z)‖² = 1 − 2 p_a + Σ_b p_b² for all logits z and tokens a",
-    source="OTB (arXiv 2602.07078) / Logit Dynamics (arXiv 2506.12912); spec baselines.md §2",
+    source=Source(papers=("otb", "logit-dynamics"), theory="selftest.md#energy-identity",
+                  note="the identity behind the logit-gradient proxy"),
     label="CONFIRMED",
     params={"max_v": 64, "max_scale": 1e4, "sympy_v": "2..6"},
     fn=functools.partial(energy_cases, max_v=64, max_scale=1e4),
@@ -41,16 +42,14 @@ register(IdentityClaim(
 
 # -- the Dasgupta–Gupta tail -----------------------------------------------
 
-_DG_M, _DG_EPS = 400, 0.2
-
 register(ProbabilityClaim(
     id="selftest.dg_tail",
     statement="P(|‖Πu‖² − ‖u‖²| > ε‖u‖²) ≤ 2 exp(−(M/2)(ε²/2 − ε³/3)), Π Gaussian, u fixed",
-    source="Dasgupta & Gupta 2003, Lemma 2.2; spec seqproj.md §4",
+    source=Source(papers=("dasgupta-gupta",), where="Lemma 2.2", theory="selftest.md#dg-tail"),
     label="CONFIRMED",
-    params={"M": _DG_M, "eps": _DG_EPS},
-    fn=functools.partial(chi2_deviation_events, _DG_M, _DG_EPS),
-    delta=dg_tail_bound(_DG_M, _DG_EPS),
+    params={"M": DG_M, "eps": DG_EPS},
+    experiment=DG_DEVIATION, reduce=count_deviations,
+    delta=dg_tail_bound(DG_M, DG_EPS),
     chunk_size=1_000, default_budget=1_000_000, quick_budget=100_000,
     role="statement", expected="holds",
 ))
@@ -58,11 +57,12 @@ register(ProbabilityClaim(
 register(ProbabilityClaim(
     id="selftest.dg_tail_doubled",
     statement="P(|‖Πu‖² − ‖u‖²| > ε‖u‖²) ≤ 2 exp(−M(ε²/2 − ε³/3)), Π Gaussian, u fixed",
-    source="mutation of Dasgupta & Gupta 2003 (exponent doubled); power check of verification.md §2",
+    source=Source(theory="selftest.md#dg-tail-doubled",
+                  note="a deliberately false variant (exponent doubled): the engine's power check"),
     label="DERIVED",
-    params={"M": _DG_M, "eps": _DG_EPS, "exponent_factor": 2.0},
-    fn=functools.partial(chi2_deviation_events, _DG_M, _DG_EPS),
-    delta=dg_tail_bound(_DG_M, _DG_EPS, exponent_factor=2.0),
+    params={"M": DG_M, "eps": DG_EPS, "exponent_factor": 2.0},
+    experiment=DG_DEVIATION, reduce=count_deviations,
+    delta=dg_tail_bound(DG_M, DG_EPS, exponent_factor=2.0),
     chunk_size=1_000, default_budget=1_000_000, quick_budget=100_000,
     role="control", expected="refuted",
     notes="false on purpose (exponent doubled: bound 0.0020 against the true rate 0.0049 = P(|χ²_400/400 − 1| > 0.2)); "

@@ -2,20 +2,23 @@
 
 * :func:`energy_cases` — the logit-gradient energy identity, float64 library
   code against a 40-digit mpmath evaluation of the definition.
-* :func:`chi2_deviation_events` — Dasgupta–Gupta tail events of classical JL.
+* :data:`DG_DEVIATION` — the experiment behind the Dasgupta–Gupta tail claims.
 * :func:`bernoulli_events` — a coin with known bias (calibration).
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
+from proofs_check.engine import Experiment
+
 from proofs_check.logits import logit_gradient_energy
 from proofs_check.symbolic import prove_logit_energy_identity
 
-__all__ = ["bernoulli_events", "chi2_deviation_events", "dg_tail_bound", "energy_cases",
-           "projected_sq_norm_ratio", "prove_energy_identity"]
+__all__ = ["bernoulli_events", "count_deviations", "dg_deviation_trials", "dg_tail_bound", "energy_cases",
+           "projected_sq_norm_ratio", "prove_energy_identity", "DG_DEVIATION", "DG_M", "DG_EPS"]
 
 
 def energy_cases(rng: np.random.Generator, n: int, *, max_v: int = 64, max_scale: float = 1e4):
@@ -88,13 +91,26 @@ def projected_sq_norm_ratio(M: int, rng: np.random.Generator, n: int) -> np.ndar
     return rng.chisquare(M, size=n) / M
 
 
-def chi2_deviation_events(M: int, eps: float, rng: np.random.Generator, n: int) -> int:
-    """Number of ``n`` trials with ``|‖Πu‖² − ‖u‖²| > ε‖u‖²`` (see :func:`projected_sq_norm_ratio`)."""
+def dg_deviation_trials(rng: np.random.Generator, n: int, *, M: int, eps: float) -> dict:
+    """``n`` trials of classical JL for one fixed vector: the ratio ``‖Πu‖²/‖u‖²``
+    (:func:`projected_sq_norm_ratio`) and whether it deviates, ``|ratio − 1| > ε``."""
     r = projected_sq_norm_ratio(M, rng, n)
-    return int(np.count_nonzero(np.abs(r - 1.0) > eps))
+    return {"ratio": r, "deviates": np.abs(r - 1.0) > eps}
 
 
-def bernoulli_events(p: float, rng: np.random.Generator, n: int) -> int:
+def count_deviations(stats) -> int:
+    """Events of a chunk of :data:`DG_DEVIATION` (the claims' ``reduce``)."""
+    return int(np.count_nonzero(stats["deviates"]))
+
+
+#: The experiment behind ``selftest.dg_tail*`` and the e-value figure: M = 400, ε = 0.2.
+DG_M, DG_EPS = 400, 0.2
+DG_DEVIATION = Experiment(id="selftest.dg_deviation",
+                          fn=functools.partial(dg_deviation_trials, M=DG_M, eps=DG_EPS),
+                          chunk_size=1_000, params={"M": DG_M, "eps": DG_EPS})
+
+
+def bernoulli_events(rng: np.random.Generator, n: int, *, p: float) -> int:
     """Number of events among ``n`` Bernoulli(p) trials (``rng.random(n) < p``)."""
     return int(np.count_nonzero(rng.random(n) < p))
 

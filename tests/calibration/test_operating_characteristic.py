@@ -56,7 +56,7 @@ def test_planted_violations_are_found_at_least_as_often_as_random_sampling_finds
 
 def test_deterministic_scaling_is_identical_across_budgets():
     x = (2.0, 4.0, 8.0, 16.0, 32.0)
-    fn = functools.partial(exact_power_law, 1.5, x)
+    fn = functools.partial(exact_power_law, a=1.5, x=x)
     for deterministic in (True, False):
         claim = ScalingClaim(id="t.det", statement="s", source="t", label="DERIVED", fn=fn, x=x,
                              exponent_lo=1.0, exponent_hi=1.4, deterministic=deterministic)
@@ -71,7 +71,7 @@ def test_zero_variance_differences_are_never_decisive_without_bounds():
     from proofs_check.engine import ComparisonClaim
     from proofs_check.calibrate import bernoulli_diffs
     c = ComparisonClaim(id="t.zero", statement="s", source="t", label="DERIVED",
-                        fn=functools.partial(bernoulli_diffs, 0.0), threshold=0.05)
+                        fn=functools.partial(bernoulli_diffs, p=0.0), threshold=0.05)
     r = verify_claim(c, budget=50)
     assert r.verdict == "inconclusive" and r.warnings
     # with declared bounds the same all-zero data is evidence, at an anytime-valid level

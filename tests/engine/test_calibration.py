@@ -15,7 +15,7 @@ DELTA, ALPHA = 0.05, 0.05
 
 def _claim(p, delta=DELTA):
     return ProbabilityClaim(id="test.bernoulli", statement="P(X = 1) ≤ δ", source="test",
-                            label="DERIVED", fn=functools.partial(bernoulli_events, p),
+                            label="DERIVED", fn=functools.partial(bernoulli_events, p=p),
                             delta=delta, chunk_size=200)
 
 

@@ -12,7 +12,7 @@ from proofs_check.selftest.samplers import bernoulli_events
 
 def _claim(p=0.05, delta=0.05):
     return ProbabilityClaim(id="test.exec", statement="P(X=1) ≤ δ", source="test", label="DERIVED",
-                            fn=functools.partial(bernoulli_events, p), delta=delta, chunk_size=500)
+                            fn=functools.partial(bernoulli_events, p=p), delta=delta, chunk_size=500)
 
 
 def _draws(rng, n):

@@ -20,7 +20,7 @@ def _at_boundary(chunk_size=1_000):
     from proofs_check.engine import ProbabilityClaim
     from proofs_check.selftest.samplers import bernoulli_events
     return ProbabilityClaim(id="test.boundary", statement="P(X = 1) ≤ 0.3", source="test",
-                            label="DERIVED", fn=functools.partial(bernoulli_events, 0.3), delta=0.3,
+                            label="DERIVED", fn=functools.partial(bernoulli_events, p=0.3), delta=0.3,
                             chunk_size=chunk_size)
 
 
@@ -60,7 +60,7 @@ def test_alpha_and_code_are_fixed_when_a_run_starts(tmp_path):
     verify_claim(claim, budget=5_000, seed=1, out=tmp_path, alpha=0.01)
     with pytest.raises(ResultFileError, match="alpha"):
         verify_claim(claim, budget=10_000, seed=1, out=tmp_path, alpha=0.05, resume=True)
-    changed = dataclasses.replace(claim, fn=functools.partial(bernoulli_events, 0.31))
+    changed = dataclasses.replace(claim, fn=functools.partial(bernoulli_events, p=0.31))
     assert changed.fingerprint() != claim.fingerprint()    # bound arguments are fingerprinted
     with pytest.raises(ResultFileError, match="fingerprint"):
         verify_claim(changed, budget=10_000, seed=1, out=tmp_path, resume=True)
