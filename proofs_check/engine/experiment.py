@@ -5,7 +5,8 @@ runs ``n`` independent trials and returns named per-trial statistics (each
 array's first axis has length ``n``).  :func:`measure` runs it in chunks under
 the engine's seeding (chunk ``k`` draws from ``SeedSequence(seed,
 spawn_key=(k,))``, exactly like a claim), keeps every chunk in memory for the
-process and, with ``out``, in ``OUT/experiments/<id>.chunks.jsonl`` — so a
+process and, with ``out``, in the folder's store (``OUT/theorycheck.sqlite``,
+exported to ``OUT/experiments/<id>.chunks.jsonl``) — so a
 claim that reads the experiment (``Claim(experiment=..., reduce=...)``) and
 the figure that plots it see the same numbers, computed once.
 
@@ -26,7 +27,7 @@ import numpy as np
 
 from .executors import Executor, make_executor
 from .runner import run_chunks
-from .store import ChunkStore
+from .store import ChunkStore, ResultFileError, spot_check
 
 __all__ = ["Experiment", "Measurement", "measure", "experiment_chunks", "clear_measurements", "as_arrays"]
 
@@ -142,15 +143,18 @@ def experiment_chunks(experiment: Experiment, n_chunks: int, *, seed: int, execu
     fp = experiment.fingerprint()
     key = (fp, int(seed), int(experiment.chunk_size))
     have = {k: s for k in range(n_chunks) if (s := _memo_get(key + (k,))) is not None}
-    header = {"claim": f"experiment:{experiment.id}", "kind": "experiment", "fingerprint": fp,
-              "seed": int(seed), "chunk_size": int(experiment.chunk_size)}
-    path = None
-    if out is not None:
-        from pathlib import Path
-
-        from .verify import result_path
-        path = result_path(Path(out) / "experiments", experiment.id)
-    store = ChunkStore.open(path, header, resume=path is not None and path.exists())
+    header = {"kind": "experiment", "fingerprint": fp, "seed": int(seed),
+              "chunk_size": int(experiment.chunk_size)}
+    name = f"experiment:{experiment.id}"
+    try:
+        store = ChunkStore.open(out, name, header, resume=True)
+        try:
+            spot_check(store, experiment.chunk_task(), seed)
+        except ResultFileError:
+            store.close()
+            raise
+    except ResultFileError:        # another fingerprint or seed, or a damaged run: measure afresh
+        store = ChunkStore.open(out, name, header, resume=False)
     with store:
         for k, s in have.items():
             if k not in store.chunks:

@@ -1,145 +1,434 @@
-"""Result files: per-chunk statistics, appended as each chunk finishes.
+"""Result stores: per-chunk statistics kept as each chunk finishes.
 
-Format (JSON lines): a header line
-``{"format": "theorycheck-chunks/2", "claim", "kind", "fingerprint", "seed",
-"chunk_size", "alpha", "method"}`` followed by one line
-``{"k": index, "stats": [...]}`` per finished chunk and one line
-``{"eval": {"method", "alpha", "chunks", "planned_chunks", "verdict"}}`` each
-time the chunks were evaluated into a verdict (a *look*).  Looks are kept so
-that a fixed-budget test is never re-run on a larger sample after its result
-was seen (optional stopping).  Appending and flushing per line means a killed
-run keeps every chunk it finished; a torn final line (a kill mid-write) is
-dropped on load.  Loading checks the header against the claim, its code
-fingerprint, the seed and α and refuses a mismatch; files of the older format
-``theorycheck-chunks/1`` (whose fingerprint did not cover the code) are
-refused, never mixed.
+The store of an output folder is one SQLite database, ``OUT/theorycheck.sqlite``
+(standard library ``sqlite3``, WAL journal, one transaction per chunk):
+
+* ``runs(run_id, name, kind, fingerprint, seed, chunk_size, alpha, method,
+  format, created)`` — one row per run of a claim or experiment;
+* ``chunks(run_id, k, stats)`` with a unique key on ``(run_id, k)`` — a chunk
+  is stored once, whatever number of processes compute it;
+* ``evals(run_id, seq, record)`` — every look at the chunks (method, α, chunks
+  used, planned, verdict), so that a fixed-sample test is never re-run on more
+  data after its verdict was seen (optional stopping).
+
+A killed run keeps every committed chunk; concurrent runs on one folder are
+safe (SQLite's locking; ``INSERT OR IGNORE`` on the unique key).  A new run
+(no ``resume``) starts a new ``runs`` row and leaves older runs in place;
+``resume`` attaches to the newest run of the same name and refuses one whose
+fingerprint, seed, chunk size or α differ.  Stored statistics are range-checked
+when read (:func:`check_stats`): a damaged or foreign record is refused with
+the file, run and chunk named, never used.
+
+For people (and ``theorycheck report --rerender``) the newest run of each name
+is also exported as JSON lines, ``OUT/<name>.chunks.jsonl`` — a header line
+``{"format": FORMAT, ...}``, one ``{"k", "stats", "sum"}`` line per chunk and one
+``{"eval": {...}}`` line per look — rewritten atomically when a run closes.  A
+folder holding only such a file (from an earlier version of the store) is
+imported on ``resume`` after the same checks; files of the older format
+``theorycheck-chunks/1`` are refused.
 """
 from __future__ import annotations
 
+import hashlib
 import json
+import math
 import os
+import re
+import sqlite3
+import time
 from pathlib import Path
 
-__all__ = ["FORMAT", "ChunkStore", "ResultFileError"]
+__all__ = ["FORMAT", "DB_NAME", "ChunkStore", "ResultFileError", "check_stats", "checksum", "export_path",
+           "spot_check"]
 
 FORMAT = "theorycheck-chunks/2"
 OLD_FORMATS = ("theorycheck-chunks/1",)
+DB_NAME = "theorycheck.sqlite"
+_IDENTITY = ("fingerprint", "seed", "chunk_size", "alpha")
 
 
 class ResultFileError(ValueError):
-    """A result file that is corrupt or belongs to another run."""
+    """A result store or file that is corrupt, foreign or in an unusable state."""
+
+
+def export_path(out, name: str) -> Path:
+    """``OUT/<name>.chunks.jsonl`` with the name made file-name safe."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name)
+    return Path(out) / f"{safe}.chunks.jsonl"
+
+
+def _finite(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and not math.isnan(x)
+
+
+def checksum(fingerprint: str, k: int, text: str) -> str:
+    """Integrity sum of a stored chunk: catches an edited or damaged record
+    (a deliberate edit that recomputes it is caught by the resume spot check)."""
+    return hashlib.sha256(f"{fingerprint}:{k}:{text}".encode()).hexdigest()[:16]
+
+
+def _dump(stats) -> str:
+    return json.dumps(stats, separators=(",", ":"), allow_nan=True)
+
+
+def check_stats(kind: str, stats, chunk_size: int) -> str | None:
+    """Why ``stats`` cannot be the statistics of one chunk of ``kind`` (``None`` if they can).
+
+    probability ``[events]`` with integer events in ``[0, chunk_size]``;
+    identity ``[cases, max_abs, max_scaled]`` (cases a positive integer,
+    errors ≥ 0 or ``inf``); inequality ``[evals, nonfinite, artefacts, status,
+    score, lhs, rhs, *θ]``; scaling a list of numbers (NaN marks a censored
+    value); comparison ``chunk_size`` finite differences; experiment a mapping
+    of per-trial lists of length ``chunk_size``.
+    """
+    if kind == "experiment":
+        if not isinstance(stats, dict) or not stats:
+            return "an experiment chunk must be a non-empty object"
+        for name, v in stats.items():
+            if not isinstance(v, list) or len(v) != chunk_size:
+                return f"statistic {name!r} must hold {chunk_size} trials"
+        return None
+    if not isinstance(stats, list):
+        return "statistics must be a list"
+    if kind == "probability":
+        if len(stats) != 1 or not isinstance(stats[0], int) or isinstance(stats[0], bool) \
+                or not 0 <= stats[0] <= chunk_size:
+            return f"events must be one integer in [0, {chunk_size}]"
+    elif kind == "identity":
+        if len(stats) != 3 or not isinstance(stats[0], int) or stats[0] < 1 \
+                or not all(_number(v) and v >= 0 for v in stats[1:]):
+            return "identity statistics are [cases ≥ 1, max_abs ≥ 0, max_scaled ≥ 0]"
+    elif kind == "inequality":
+        if len(stats) < 7 or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                                     for v in stats[:3]) or stats[3] not in (0, 1, 2) \
+                or stats[0] < 1 or stats[1] > stats[0] or stats[2] > stats[0]:
+            return "inequality statistics are [evals ≥ 1, nonfinite, artefacts, status 0/1/2, score, lhs, rhs, θ…]"
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in stats[4:]):
+            return "inequality score, sides and point must be numbers"
+    elif kind == "scaling":
+        if not stats or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in stats):
+            return "scaling statistics must be a non-empty list of numbers"
+    elif kind == "comparison":
+        if len(stats) != chunk_size or not all(_finite(v) for v in stats):
+            return f"a comparison chunk holds {chunk_size} finite differences"
+    else:
+        return f"unknown kind {kind!r}"
+    return None
+
+
+def _plain(stats):
+    import numpy as np
+
+    if isinstance(stats, dict):
+        return {k: _plain(v) for k, v in stats.items()}
+    if isinstance(stats, (list, tuple)):
+        return [_plain(v) for v in stats]
+    if isinstance(stats, np.generic):
+        return stats.item()
+    return stats
+
+
+def spot_check(store: "ChunkStore", task, seed: int) -> None:
+    """Recompute the highest stored chunk and compare it with the stored one:
+    a record that checks out by range and checksum but was not produced by this
+    code and seed (an edit that recomputed the sum, a file from elsewhere) is
+    refused.  Costs one chunk."""
+    if not store.chunks:
+        return
+    from .runner import run_chunk
+
+    k = max(store.chunks)
+    fresh = json.loads(_dump(_plain(run_chunk(task, seed, k, int(store.header["chunk_size"])))))
+    if fresh != store.chunks[k]:
+        raise ResultFileError(f"result store {store.db_path}: chunk {k} of {store.name} differs from a "
+                              f"recomputation with this code and seed; it was edited or written by other "
+                              f"code — delete the store or run without --resume")
 
 
 class ChunkStore:
-    """Per-chunk statistics of one run, mirrored to a JSON-lines file (or memory)."""
+    """The chunks of one run, in the folder's SQLite store (or in memory).
 
-    def __init__(self, path: str | os.PathLike | None, header: dict):
-        self.path = Path(path) if path is not None else None
+    ``ChunkStore.open(out, name, header, resume=...)``; ``chunks`` maps chunk
+    index to statistics, ``evaluations`` lists the looks; ``append`` and
+    ``record_evaluation`` commit at once.  Use as a context manager.
+    """
+
+    def __init__(self, out, name: str, header: dict):
+        self.out = Path(out) if out is not None else None
+        self.name = name
         self.header = {"format": FORMAT, **header}
-        self.chunks: dict[int, list] = {}
+        self.chunks: dict[int, object] = {}
         self.evaluations: list[dict] = []
-        self._fh = None
+        self.run_id: int | None = None
+        self._db: sqlite3.Connection | None = None
 
-    # -- loading ---------------------------------------------------------
+    # -- opening -------------------------------------------------------------
+    @property
+    def db_path(self) -> Path | None:
+        return None if self.out is None else self.out / DB_NAME
+
+    @property
+    def path(self) -> Path | None:
+        """The JSON-lines export of this run."""
+        if self.out is None:
+            return None
+        folder = self.out / "experiments" if self.header.get("kind") == "experiment" else self.out
+        return export_path(folder, self.name.removeprefix("experiment:"))
+
     @classmethod
-    def open(cls, path, header: dict, *, resume: bool) -> "ChunkStore":
-        """Open ``path`` for a run.
-
-        With ``resume`` an existing file is validated and its chunks reused.
-        Without it, an existing file is never overwritten: it is renamed to
-        ``NAME.prev-K.jsonl`` and a fresh file is started.
-        """
-        store = cls(path, header)
-        if store.path is None:
+    def open(cls, out, name: str, header: dict, *, resume: bool) -> "ChunkStore":
+        store = cls(out, name, header)
+        if store.out is None:
             return store
-        if store.path.exists():
-            if resume:
+        store._connect()
+        try:
+            run = store._latest_run() if resume else None
+            if resume and run is None and store.path.exists():
+                run = store._import_jsonl(store.path)
+            if run is not None:
+                store._check_identity(run)
+                store.run_id = run["run_id"]
+                store.header = {**store.header, "method": run["method"]}
                 store._load()
             else:
-                k = 1
-                while (bak := store.path.with_name(f"{store.path.stem}.prev-{k}{store.path.suffix}")).exists():
-                    k += 1
-                store.path.rename(bak)
-        store.path.parent.mkdir(parents=True, exist_ok=True)
-        fresh = not store.path.exists()
-        store._fh = open(store.path, "a", encoding="utf-8")
-        if fresh:
-            store._write(store.header)
+                store.run_id = store._new_run()
+        except BaseException:
+            store.close()
+            raise
         return store
 
-    def _load(self) -> None:
-        text = self.path.read_text(encoding="utf-8", errors="strict")
-        lines = text.split("\n")
-        torn = lines[-1] != ""          # last line without newline: a kill mid-write
-        if torn:
-            lines = lines[:-1]
-        else:
-            lines = lines[:-1]
-        if not lines:
-            raise ResultFileError(f"result file {self.path} is empty; delete it or run without --resume")
+    def _connect(self) -> None:
+        deadline = time.monotonic() + 60.0
+        while True:
+            try:
+                self._db = self._setup()
+                return
+            except sqlite3.OperationalError as exc:
+                # a store being created by a concurrent run: wait for it (at most a minute)
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise ResultFileError(f"result store {self.db_path} cannot be used: {exc}") from None
+                time.sleep(0.05)
+
+    def _setup(self) -> sqlite3.Connection:
         try:
-            head = json.loads(lines[0])
-        except json.JSONDecodeError:
-            raise ResultFileError(f"result file {self.path} is corrupt (bad header line)") from None
-        if isinstance(head, dict) and head.get("format") in OLD_FORMATS:
+            self.out.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.db_path, timeout=60.0, isolation_level=None)
+        except OSError as exc:
+            raise ResultFileError(f"cannot create the result folder {self.out}: "
+                                  f"{exc.strerror or exc}") from None
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc):
+                raise
+            raise ResultFileError(f"result store {self.db_path} cannot be opened: {exc}") from None
+        try:
+            db.execute("PRAGMA busy_timeout = 60000")
+            db.execute("PRAGMA journal_mode = WAL")
+            db.executescript("""
+                CREATE TABLE IF NOT EXISTS runs (
+                    run_id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, kind TEXT NOT NULL,
+                    fingerprint TEXT NOT NULL, seed INTEGER NOT NULL, chunk_size INTEGER NOT NULL,
+                    alpha REAL, method TEXT, format TEXT NOT NULL, created REAL NOT NULL);
+                CREATE INDEX IF NOT EXISTS runs_by_name ON runs(name);
+                CREATE TABLE IF NOT EXISTS chunks (
+                    run_id INTEGER NOT NULL REFERENCES runs(run_id), k INTEGER NOT NULL,
+                    stats TEXT NOT NULL, sum TEXT NOT NULL, PRIMARY KEY (run_id, k));
+                CREATE TABLE IF NOT EXISTS evals (
+                    run_id INTEGER NOT NULL REFERENCES runs(run_id),
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT, record TEXT NOT NULL);
+            """)
+        except sqlite3.OperationalError as exc:
+            db.close()
+            if "locked" in str(exc):
+                raise
+            raise ResultFileError(f"result store {self.db_path} cannot be used: {exc}") from None
+        except sqlite3.DatabaseError as exc:
+            db.close()
+            raise ResultFileError(f"result store {self.db_path} cannot be used: {exc}") from None
+        return db
+
+    def _latest_run(self) -> dict | None:
+        row = self._query("SELECT run_id, kind, fingerprint, seed, chunk_size, alpha, method, format "
+                          "FROM runs WHERE name = ? ORDER BY run_id DESC LIMIT 1", (self.name,))
+        if not row:
+            return None
+        keys = ("run_id", "kind", "fingerprint", "seed", "chunk_size", "alpha", "method", "format")
+        return dict(zip(keys, row[0]))
+
+    def _check_identity(self, run: dict) -> None:
+        if run.get("format") in OLD_FORMATS:
             raise ResultFileError(
-                f"result file {self.path} has the old format {head.get('format')} whose fingerprint "
-                f"does not cover the code that wrote it; move it away or delete it, then run again")
-        if not isinstance(head, dict) or head.get("format") != FORMAT:
-            raise ResultFileError(f"result file {self.path} is not a {FORMAT} file")
-        for key in ("claim", "fingerprint", "seed", "chunk_size", "alpha"):
-            if key in self.header and head.get(key) != self.header.get(key):
+                f"result file {self.path} has the old format {run['format']} whose fingerprint does not "
+                f"cover the code that wrote it; move it away or delete it, then run again")
+        for key in _IDENTITY:
+            if key in self.header and run.get(key) != self.header.get(key):
                 why = (" (the code or arguments of the claim changed since that run)"
                        if key == "fingerprint" else
                        " (α is fixed when a run starts; changing it after seeing results is not valid)"
                        if key == "alpha" else "")
                 raise ResultFileError(
-                    f"result file {self.path} belongs to another run: {key} is {head.get(key)!r} "
-                    f"there but {self.header.get(key)!r} here{why}")
-        self.header = {**self.header, "method": head.get("method", self.header.get("method"))}
+                    f"result store {self.db_path} holds another run of {self.name}: {key} is "
+                    f"{run.get(key)!r} there but {self.header.get(key)!r} here{why}")
+
+    def _new_run(self) -> int:
+        h = self.header
+        cur = self._execute(
+            "INSERT INTO runs (name, kind, fingerprint, seed, chunk_size, alpha, method, format, created) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (self.name, h.get("kind", ""), h["fingerprint"], int(h["seed"]), int(h["chunk_size"]),
+             h.get("alpha"), h.get("method"), FORMAT, time.time()))
+        return int(cur.lastrowid)
+
+    def _load(self) -> None:
+        kind, size = self.header.get("kind", ""), int(self.header["chunk_size"])
+        fp = self.header["fingerprint"]
+        for k, text, total in self._query("SELECT k, stats, sum FROM chunks WHERE run_id = ? ORDER BY k",
+                                          (self.run_id,)):
+            if total != checksum(fp, int(k), text):
+                raise ResultFileError(f"result store {self.db_path}: chunk {k} of {self.name} was altered "
+                                      f"(checksum mismatch); delete the store or run without --resume")
+            try:
+                stats = json.loads(text)
+            except json.JSONDecodeError:
+                raise ResultFileError(f"result store {self.db_path}: chunk {k} of {self.name} is not "
+                                      f"valid JSON; delete the folder's store or run without --resume") from None
+            why = check_stats(kind, stats, size)
+            if why:
+                raise ResultFileError(f"result store {self.db_path}: chunk {k} of {self.name} is damaged "
+                                      f"({why}); delete it or run without --resume")
+            self.chunks[int(k)] = stats
+        for (text,) in self._query("SELECT record FROM evals WHERE run_id = ? ORDER BY seq", (self.run_id,)):
+            try:
+                self.evaluations.append(json.loads(text))
+            except json.JSONDecodeError:
+                raise ResultFileError(f"result store {self.db_path}: a look of {self.name} is damaged") from None
+
+    def _import_jsonl(self, path: Path) -> dict | None:
+        """Import a JSON-lines result file into the store (validated), or refuse it."""
+        try:
+            text = path.read_text(encoding="utf-8", errors="strict")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ResultFileError(f"result file {path} cannot be read: {exc}") from None
+        lines = text.split("\n")
+        lines = lines[:-1]                  # a last line without newline is torn (a kill mid-write)
+        if not lines:
+            raise ResultFileError(f"result file {path} is empty; delete it or run without --resume")
+        try:
+            head = json.loads(lines[0])
+        except json.JSONDecodeError:
+            raise ResultFileError(f"result file {path} is corrupt (bad header line)") from None
+        if isinstance(head, dict) and head.get("format") in OLD_FORMATS:
+            raise ResultFileError(
+                f"result file {path} has the old format {head.get('format')} whose fingerprint does not "
+                f"cover the code that wrote it; move it away or delete it, then run again")
+        if not isinstance(head, dict) or head.get("format") != FORMAT:
+            raise ResultFileError(f"result file {path} is not a {FORMAT} file")
+        for key in ("claim",) + _IDENTITY:
+            want = self.name if key == "claim" else self.header.get(key)
+            if key in head and want is not None and head.get(key) != want:
+                raise ResultFileError(f"result file {path} belongs to another run: {key} is "
+                                      f"{head.get(key)!r} there but {want!r} here")
+        kind, size = self.header.get("kind", ""), int(self.header["chunk_size"])
+        chunks, evals = {}, []
         for i, line in enumerate(lines[1:], start=2):
             try:
                 rec = json.loads(line)
-                if isinstance(rec, dict) and "eval" in rec and isinstance(rec["eval"], dict):
-                    self.evaluations.append(rec["eval"])
+                if isinstance(rec, dict) and set(rec) == {"eval"} and isinstance(rec["eval"], dict):
+                    evals.append(rec["eval"])
                     continue
-                k, stats = int(rec["k"]), rec["stats"]
-                if not isinstance(stats, (list, dict)):
-                    raise TypeError("stats must be a list or an object")
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError):
-                raise ResultFileError(f"result file {self.path} is corrupt at line {i}") from None
-            if k < 0 or (k in self.chunks and self.chunks[k] != stats):
-                raise ResultFileError(f"result file {self.path} is corrupt at line {i} (chunk {k})")
-            self.chunks[k] = stats
-        if torn:
-            # rewrite without the torn tail so that appends start on a fresh line
-            with open(self.path, "w", encoding="utf-8") as fh:
-                fh.write("\n".join(lines) + "\n")
+                if not isinstance(rec, dict) or set(rec) != {"k", "stats", "sum"}:
+                    raise ValueError("unexpected fields")
+                k, stats = rec["k"], rec["stats"]
+                if not isinstance(k, int) or isinstance(k, bool) or k < 0:
+                    raise ValueError("bad chunk index")
+                if rec["sum"] != checksum(str(self.header.get("fingerprint")), k, _dump(stats)):
+                    raise ValueError("checksum mismatch")
+            except (json.JSONDecodeError, ValueError, TypeError):
+                raise ResultFileError(f"result file {path} is corrupt at line {i}") from None
+            why = check_stats(kind, stats, size)
+            if why:
+                raise ResultFileError(f"result file {path} is corrupt at line {i} (chunk {k}: {why})")
+            if k in chunks and chunks[k] != stats:
+                raise ResultFileError(f"result file {path} is corrupt at line {i} (chunk {k} twice, differently)")
+            chunks[k] = stats
+        h = {**self.header, **{k: head[k] for k in ("method",) if k in head}}
+        self.header = h
+        run_id = self._new_run()
+        for k, stats in chunks.items():
+            self._insert_chunk(run_id, int(k), stats)
+        for e in evals:
+            self._execute("INSERT INTO evals (run_id, record) VALUES (?, ?)", (run_id, json.dumps(e)))
+        return {"run_id": run_id, **{k: h.get(k) for k in ("kind", "method") + _IDENTITY}, "format": FORMAT}
 
-    # -- writing ---------------------------------------------------------
-    def _write(self, obj) -> None:
-        self._fh.write(json.dumps(obj, separators=(",", ":")) + "\n")
-        self._fh.flush()
+    # -- database helpers ------------------------------------------------------
+    def _execute(self, sql: str, params=()):
+        try:
+            return self._db.execute(sql, params)
+        except sqlite3.DatabaseError as exc:
+            raise ResultFileError(f"result store {self.db_path} failed ({exc}); it may be damaged "
+                                  f"or the disk full") from None
 
-    def append(self, k: int, stats: list) -> None:
-        self.chunks[k] = stats
-        if self._fh is not None:
-            self._write({"k": int(k), "stats": stats})
+    def _query(self, sql: str, params=()) -> list:
+        return self._execute(sql, params).fetchall()
+
+    # -- writing ---------------------------------------------------------------
+    def _insert_chunk(self, run_id: int, k: int, stats) -> None:
+        text = _dump(stats)
+        self._execute("INSERT OR IGNORE INTO chunks (run_id, k, stats, sum) VALUES (?, ?, ?, ?)",
+                      (run_id, k, text, checksum(self.header["fingerprint"], k, text)))
+
+    def append(self, k: int, stats) -> None:
+        """Keep chunk ``k`` (committed at once; a chunk already stored is kept as it is)."""
+        self.chunks[int(k)] = stats
+        if self._db is not None:
+            self._insert_chunk(self.run_id, int(k), stats)
 
     def record_evaluation(self, evaluation: dict) -> None:
-        """Append a look (the method, α, chunks used and the verdict)."""
+        """Keep a look (the method, α, chunks used and the verdict)."""
         self.evaluations.append(dict(evaluation))
-        if self.path is not None:
-            if self._fh is None:
-                with open(self.path, "a", encoding="utf-8") as fh:
-                    fh.write(json.dumps({"eval": evaluation}, separators=(",", ":")) + "\n")
-            else:
-                self._write({"eval": evaluation})
+        if self._db is not None:
+            self._execute("INSERT INTO evals (run_id, record) VALUES (?, ?)",
+                          (self.run_id, json.dumps(evaluation)))
+
+    def runs(self) -> int:
+        """How many runs of this name the store holds."""
+        if self._db is None:
+            return 1
+        return int(self._query("SELECT COUNT(*) FROM runs WHERE name = ?", (self.name,))[0][0])
+
+    def export(self) -> Path | None:
+        """Write this run as JSON lines (atomically) and return the path."""
+        if self.out is None:
+            return None
+        path = self.path
+        head = {"format": FORMAT, "claim": self.name,
+                **{k: v for k, v in self.header.items() if k not in ("format", "claim")}}
+        lines = [json.dumps(head, separators=(",", ":"))]
+        fp = self.header["fingerprint"]
+        lines += [json.dumps({"k": k, "stats": self.chunks[k],
+                              "sum": checksum(fp, k, _dump(self.chunks[k]))}, separators=(",", ":"))
+                  for k in sorted(self.chunks)]
+        lines += [json.dumps({"eval": e}, separators=(",", ":")) for e in self.evaluations]
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError as exc:
+            raise ResultFileError(f"cannot write {path}: {exc.strerror or exc}") from None
+        return path
 
     def close(self) -> None:
-        if self._fh is not None:
-            self._fh.close()
-            self._fh = None
+        if self._db is not None:
+            try:
+                if self.run_id is not None:       # a refused open exports nothing
+                    self.export()
+            finally:
+                self._db.close()
+                self._db = None
 
     def __enter__(self):
         return self

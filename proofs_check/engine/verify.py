@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 import time
 from pathlib import Path
 from typing import Callable
@@ -23,7 +22,7 @@ from .experiment import as_arrays, experiment_chunks
 from .executors import Executor, make_executor
 from .results import Result
 from .runner import run_chunks
-from .store import ChunkStore
+from .store import ChunkStore, export_path, spot_check
 from .validate import check_int, check_open_unit
 
 __all__ = ["verify_claim", "verify_claims", "check_alpha", "check_budget", "check_seed", "result_path"]
@@ -47,9 +46,9 @@ def check_seed(seed) -> int:
 
 
 def result_path(out, claim_id: str) -> Path:
-    """``OUT/<claim id>.chunks.jsonl`` (ids are file-name safe)."""
-    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", claim_id)
-    return Path(out) / f"{safe}.chunks.jsonl"
+    """``OUT/<claim id>.chunks.jsonl``: the JSON-lines export of the claim's newest
+    run (the store itself is ``OUT/theorycheck.sqlite``, :mod:`.store`)."""
+    return export_path(out, claim_id)
 
 
 def verify_claim(claim: Claim, *, budget: int | None = None, seed: int = 0, alpha: float = 0.01,
@@ -97,10 +96,11 @@ def verify_claim(claim: Claim, *, budget: int | None = None, seed: int = 0, alph
               "seed": seed, "chunk_size": int(claim.chunk_size), "alpha": alpha, "method": decision}
     if resume and out is None:
         raise ValueError("resume needs an output folder (--out DIR) holding the earlier result file")
-    store = ChunkStore.open(result_path(out, claim.id) if out is not None else None, header,
-                            resume=resume)
+    store = ChunkStore.open(out, claim.id, header, resume=resume)
     try:
         _check_extension(store, claim, decision, n_chunks)
+        if resume and claim.experiment is None:
+            spot_check(store, claim.chunk_task(), seed)
     except ValueError:
         store.close()
         raise

@@ -9,7 +9,8 @@ import time
 
 import pytest
 
-from proofs_check.engine import ResultFileError, get_claim, verify_claim
+from proofs_check.engine import ResultFileError, verify_claim
+from proofs_check.engine.store import DB_NAME
 from proofs_check.engine.verify import result_path
 
 
@@ -75,26 +76,34 @@ def test_old_format_files_are_refused_not_mixed(tmp_path):
     head = json.loads(lines[0])
     head["format"] = "theorycheck-chunks/1"
     path.write_text("\n".join([json.dumps(head)] + lines[1:]) + "\n")
+    (tmp_path / DB_NAME).unlink()                         # a folder from before the SQLite store
     with pytest.raises(ResultFileError, match="old format"):
         verify_claim(claim, budget=2_000, seed=1, out=tmp_path, resume=True)
 
 
-def test_rerun_without_resume_keeps_the_old_file(tmp_path):
-    claim = get_claim("selftest.dg_tail")
+def _db_rows(out, sql, params=()):
+    import sqlite3
+    with sqlite3.connect(out / DB_NAME) as db:
+        return db.execute(sql, params).fetchall()
+
+
+def test_rerun_without_resume_keeps_the_old_run(tmp_path):
+    claim = _at_boundary()
     verify_claim(claim, budget=5_000, seed=1, method="fixed", out=tmp_path)
     verify_claim(claim, budget=5_000, seed=1, method="fixed", out=tmp_path)
-    names = sorted(p.name for p in tmp_path.iterdir())
-    assert names == ["selftest.dg_tail.chunks.jsonl", "selftest.dg_tail.chunks.prev-1.jsonl"]
+    assert _db_rows(tmp_path, "SELECT COUNT(*) FROM runs WHERE name = ?", (claim.id,)) == [(2,)]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".jsonl") == ["test.boundary.chunks.jsonl"]
 
 
 def test_mismatched_and_corrupt_files_are_refused(tmp_path):
-    claim = get_claim("selftest.dg_tail")
+    claim = _at_boundary()
     verify_claim(claim, budget=5_000, seed=1, method="fixed", out=tmp_path)
     path = result_path(tmp_path, claim.id)
     before = path.read_text()
     with pytest.raises(ResultFileError, match="seed"):
         verify_claim(claim, budget=5_000, seed=2, method="fixed", out=tmp_path, resume=True)
     assert path.read_text() == before                    # nothing lost or overwritten
+    (tmp_path / DB_NAME).unlink()                         # only the JSON-lines export is left: imported
     path.write_text(before.splitlines()[0] + "\n{not json}\n" + "\n".join(before.splitlines()[1:]) + "\n")
     with pytest.raises(ResultFileError, match="corrupt at line 2"):
         verify_claim(claim, budget=5_000, seed=1, method="fixed", out=tmp_path, resume=True)
@@ -124,15 +133,18 @@ def test_killed_run_keeps_finished_chunks_and_resumes_to_same_totals(tmp_path):
     out = tmp_path / "out"
     env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     proc = subprocess.Popen([sys.executable, str(tmp_path / "run.py"), str(out)], env=env)
-    path = out / "test.slow.chunks.jsonl"
     deadline = time.time() + 60
-    while time.time() < deadline:
-        if path.exists() and len(path.read_text().splitlines()) > 20:
-            break
+
+    def stored():
+        try:
+            return _db_rows(out, "SELECT COUNT(*) FROM chunks")[0][0]
+        except Exception:                     # the store is not created yet
+            return 0
+    while time.time() < deadline and stored() <= 20:
         time.sleep(0.05)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    kept = len(path.read_text().splitlines()) - 1
+    kept = stored()
     assert 20 <= kept < 400, kept
 
     sys.path.insert(0, str(tmp_path))
@@ -147,5 +159,7 @@ def test_killed_run_keeps_finished_chunks_and_resumes_to_same_totals(tmp_path):
     finally:
         sys.path.remove(str(tmp_path))
     assert (resumed.events, resumed.trials) == (whole.events, whole.trials)
-    recs = [r for r in map(json.loads, path.read_text().splitlines()[1:]) if "k" in r]
-    assert sorted(r["k"] for r in recs) == list(range(400))   # no chunk computed twice
+    ks = [k for (k,) in _db_rows(out, "SELECT k FROM chunks ORDER BY k")]
+    assert ks == list(range(400))                               # every chunk once
+    recs = [r for r in map(json.loads, (out / "test.slow.chunks.jsonl").read_text().splitlines()[1:]) if "k" in r]
+    assert sorted(r["k"] for r in recs) == list(range(400))     # and the export agrees
