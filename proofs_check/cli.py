@@ -25,17 +25,21 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"theorycheck: error: {message}\n")
 
 
-def _int_arg(name, lo):
-    """argparse type: an integer ≥ ``lo`` named ``name`` in its error message."""
+def _int_arg(name, lo, hi=None):
+    """argparse type: an integer in ``[lo, hi]`` named ``name`` in its error message."""
     what = "a positive integer" if lo == 1 else "a non-negative integer"
+    if hi is not None:
+        what += f" ≤ {hi:g}" if hi >= 10 ** 6 else f" ≤ {hi}"
 
     def conv(text):
+        from .engine.validate import shown
+
         try:
             v = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be {what}, got {text!r}") from None
-        if v < lo:
-            raise argparse.ArgumentTypeError(f"{name} must be {what}, got {v}")
+            raise argparse.ArgumentTypeError(f"{name} must be {what}, got {shown(text)}") from None
+        if v < lo or (hi is not None and v > hi):
+            raise argparse.ArgumentTypeError(f"{name} must be {what}, got {shown(v)}")
         return v
     return conv
 
@@ -52,6 +56,7 @@ def _alpha(text):
 
 def build_parser() -> argparse.ArgumentParser:
     from .engine.executors import EXECUTORS
+    from .engine.verify import MAX_BUDGET
 
     p = _Parser(prog="theorycheck", description="Check the mathematics of exploration and LLM-RL theory numerically.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -74,7 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     q = sub.add_parser("verify", help="verify claims and print verdicts")
     q.add_argument("target", help="claim id, dotted prefix (e.g. seqproj) or glob")
-    q.add_argument("--budget", type=_int_arg("--budget", 1), default=None,
+    q.add_argument("--budget", type=_int_arg("--budget", 1, MAX_BUDGET), default=None,
                    help="units of work per claim (trials, cases, evaluations, replicates)")
     run_opts(q, "use each claim's small quick budget")
     q.add_argument("--out", default="theorycheck-results",

@@ -134,10 +134,8 @@ class DaskExecutor(Executor):
             raise ValueError("executor 'dask' needs the optional dependency: pip install 'theorycheck[dask]'") from exc
         self._cluster = None
         if scheduler:
-            try:
-                self._client = Client(scheduler, timeout=timeout)
-            except (OSError, TimeoutError) as exc:
-                raise ValueError(f"cannot reach Dask scheduler {scheduler!r}: {exc}") from None
+            _probe_dask_scheduler(scheduler, timeout)
+            self._client = _connect_with_deadline(Client, scheduler, timeout)
             self.workers = max(1, len(self._client.scheduler_info().get("workers", {})))
         else:
             self._cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,
@@ -180,6 +178,68 @@ class DaskExecutor(Executor):
         self._client.close()
         if self._cluster is not None:
             self._cluster.close()
+
+
+def _probe_dask_scheduler(address: str, timeout: float) -> None:
+    """Refuse, in one line and within ``timeout``, an address that is not a Dask
+    scheduler: one that refuses the connection, accepts it but stays silent, or
+    answers something other than a Dask handshake frame (whose first 8 bytes
+    are its little-endian length; a real one is a few hundred bytes)."""
+    import socket
+    import struct
+
+    if not isinstance(address, str) or not address:
+        raise ValueError(f"--scheduler must be an address like tcp://host:8786, got {address!r}")
+    if not address.startswith("tcp://"):
+        return                                        # other transports: left to distributed
+    hostport = address[len("tcp://"):]
+    host, sep, port = hostport.rpartition(":")
+    if not sep or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"--scheduler must be tcp://host:port with a port in [1, 65535], got {address!r}")
+    host = host.strip("[]")
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout) as sock:
+            sock.settimeout(timeout)
+            head = b""
+            while len(head) < 8:
+                part = sock.recv(8 - len(head))
+                if not part:
+                    raise ValueError(f"cannot reach Dask scheduler {address!r}: it closed the connection "
+                                     f"without a Dask handshake")
+                head += part
+    except socket.timeout:
+        raise ValueError(f"cannot reach Dask scheduler {address!r}: it accepted the connection but sent "
+                         f"no Dask handshake within {timeout:g} s") from None
+    except OSError as exc:
+        raise ValueError(f"cannot reach Dask scheduler {address!r}: {exc.strerror or exc}") from None
+    (nbytes,) = struct.unpack("<Q", head)
+    if not 0 < nbytes < 1 << 20:
+        raise ValueError(f"cannot reach Dask scheduler {address!r}: it answered, but not with a Dask "
+                         f"handshake (first frame of {nbytes} bytes)")
+
+
+def _connect_with_deadline(client_cls, address: str, timeout: float):
+    """``Client(address)`` in a helper thread with a hard deadline (a peer that
+    completes the handshake and then stalls cannot hang the caller)."""
+    import threading
+
+    box: dict = {}
+
+    def connect():
+        try:
+            box["client"] = client_cls(address, timeout=timeout)
+        except BaseException as exc:          # handed to the caller below
+            box["error"] = exc
+
+    t = threading.Thread(target=connect, daemon=True, name="theorycheck-dask-connect")
+    t.start()
+    t.join(timeout + 2.0)
+    if t.is_alive():
+        raise ValueError(f"cannot reach Dask scheduler {address!r}: no connection within {timeout + 2:g} s")
+    if "error" in box:
+        exc = box["error"]
+        raise ValueError(f"cannot reach Dask scheduler {address!r}: {type(exc).__name__}: {exc}") from None
+    return box["client"]
 
 
 def make_executor(executor: str | Executor | None = None, workers: int | None = None,

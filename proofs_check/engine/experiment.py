@@ -99,12 +99,14 @@ _MEMO_LOCK = threading.Lock()
 _MEMO_MAX = 4096
 
 
-def _memo_get(key):
+def _memo_chunks(key, n_chunks: int) -> dict:
+    """The memoised chunks ``k < n_chunks`` of one (experiment, seed, chunk size);
+    scans the memo (bounded), never ``range(n_chunks)``."""
     with _MEMO_LOCK:
-        if key in _MEMO:
-            _MEMO.move_to_end(key)
-            return _MEMO[key]
-    return None
+        found = {full[-1]: s for full, s in _MEMO.items() if full[:-1] == key and full[-1] < n_chunks}
+        for k in found:
+            _MEMO.move_to_end(key + (k,))
+    return found
 
 
 def _memo_put(key, stats) -> None:
@@ -142,7 +144,7 @@ def experiment_chunks(experiment: Experiment, n_chunks: int, *, seed: int, execu
     the run early), from the memo, the result file in ``out`` or a fresh run."""
     fp = experiment.fingerprint()
     key = (fp, int(seed), int(experiment.chunk_size))
-    have = {k: s for k in range(n_chunks) if (s := _memo_get(key + (k,))) is not None}
+    have = _memo_chunks(key, n_chunks)
     header = {"kind": "experiment", "fingerprint": fp, "seed": int(seed),
               "chunk_size": int(experiment.chunk_size)}
     name = f"experiment:{experiment.id}"
@@ -170,7 +172,6 @@ def measure(experiment: Experiment, budget: int, *, seed: int = 0, executor=None
             workers: int | None = None, out=None,
             progress: Callable[[int, int], None] | None = None) -> Measurement:
     """Run (or recall) ``budget`` trials of ``experiment``, rounded up to whole chunks."""
-    import math
 
     from .verify import check_budget, check_seed
 
@@ -178,7 +179,7 @@ def measure(experiment: Experiment, budget: int, *, seed: int = 0, executor=None
         raise TypeError(f"experiment must be an Experiment, got {type(experiment).__name__}")
     budget = check_budget(budget)
     seed = check_seed(seed)
-    n_chunks = math.ceil(budget / experiment.chunk_size)
+    n_chunks = -(-budget // experiment.chunk_size)
     owned = not isinstance(executor, Executor)
     ex = make_executor(executor, workers)
     try:

@@ -9,7 +9,6 @@ identical on every executor and worker count.
 """
 from __future__ import annotations
 
-import math
 from typing import Callable, Sequence
 
 import numpy as np
@@ -19,6 +18,10 @@ from .store import ChunkStore
 from .validate import check_int
 
 __all__ = ["chunk_rng", "run_chunk", "map_chunks", "run_chunks"]
+
+
+#: map_chunks returns every chunk's result in a list: at most this many.
+MAX_MAPPED_CHUNKS = 10 ** 7
 
 
 def chunk_rng(seed: int, k: int) -> np.random.Generator:
@@ -47,7 +50,10 @@ def map_chunks(task: Callable, budget: int, *, chunk_size: int, seed: int = 0,
     budget = check_int("budget", budget, lo=1)
     chunk_size = check_int("chunk_size", chunk_size, lo=1)
     seed = _check_seed(seed)
-    n_chunks = math.ceil(budget / chunk_size)
+    n_chunks = -(-budget // chunk_size)
+    if n_chunks > MAX_MAPPED_CHUNKS:
+        raise ValueError(f"budget {budget} in chunks of {chunk_size} makes {n_chunks} chunks, more than the "
+                         f"{MAX_MAPPED_CHUNKS} whose results map_chunks can hold; use larger chunks")
     sizes = [chunk_size] * (n_chunks - 1) + [budget - chunk_size * (n_chunks - 1)]
     out: list = [None] * n_chunks
     owned = not isinstance(executor, Executor)
@@ -91,7 +97,7 @@ def run_chunks(task: Callable, n_chunks: int, *, chunk_size: int, seed: int,
 
     if advance():
         return prefix
-    todo = [k for k in range(len(prefix), n_chunks) if k not in done]
+    todo = (k for k in range(len(prefix), n_chunks) if k not in done)   # lazy: n_chunks may be huge
     if progress is not None:
         progress(len(done), n_chunks)
     tasks = ((k, (task, seed, k, chunk_size)) for k in todo)

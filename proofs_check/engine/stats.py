@@ -21,8 +21,20 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats as _st
 from scipy.special import betainc, betaincc, betaln
+
+
+class _LazyStats:
+    """``scipy.stats``, imported on first use (it costs ~1 s; the CLI answers bad
+    input before any statistics are needed)."""
+
+    def __getattr__(self, name):
+        from scipy import stats
+
+        return getattr(stats, name)
+
+
+_st = _LazyStats()
 
 __all__ = ["clopper_pearson", "beta_prior", "log_e_below", "log_e_above", "anytime_decision",
            "probability_cs", "trials_to_decide", "t_interval", "slope_interval", "hall_interval",

@@ -31,18 +31,28 @@ def as_generator(rng, name: str = "rng") -> np.random.Generator:
                     f"got {type(rng).__name__}")
 
 
+def shown(value, limit: int = 60) -> str:
+    """``repr(value)``, shortened in the middle past ``limit`` characters (a
+    400-digit integer is not echoed whole)."""
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    extra = f" ({len(str(value))} digits)" if isinstance(value, int) else ""
+    return f"{text[:limit // 2]}…{text[-limit // 4:]}{extra}"
+
+
 def check_int(name: str, value, *, lo: int | None = None, hi: int | None = None) -> int:
     """``value`` as an int in ``[lo, hi]`` (either end optional)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         else:
-            raise TypeError(f"{name} must be an integer, got {value!r}")
+            raise TypeError(f"{name} must be an integer, got {shown(value)}")
     value = int(value)
     if (lo is not None and value < lo) or (hi is not None and value > hi):
         rng = (f"{'[' if lo is not None else '('}{lo if lo is not None else '-inf'}, "
                f"{hi if hi is not None else 'inf'}{']' if hi is not None else ')'}")
-        raise ValueError(f"{name} must be an integer in {rng}, got {value}")
+        raise ValueError(f"{name} must be an integer in {rng}, got {shown(value)}")
     return value
 
 

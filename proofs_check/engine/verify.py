@@ -35,9 +35,14 @@ def check_alpha(alpha) -> float:
     return check_open_unit("alpha", alpha)
 
 
+#: The largest budget accepted (trials, cases, evaluations or replicates).  Far
+#: beyond what a machine runs in a year; larger values are refused at once.
+MAX_BUDGET = 10 ** 15
+
+
 def check_budget(budget) -> int:
-    """A budget: an integer ≥ 1."""
-    return check_int("budget", budget, lo=1)
+    """A budget: an integer in ``[1, MAX_BUDGET]``."""
+    return check_int("budget", budget, lo=1, hi=MAX_BUDGET)
 
 
 def check_seed(seed) -> int:
@@ -88,7 +93,7 @@ def verify_claim(claim: Claim, *, budget: int | None = None, seed: int = 0, alph
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     budget = check_budget(budget if budget is not None else
                           (claim.quick_budget if quick else claim.default_budget))
-    n_chunks = math.ceil(budget / claim.chunk_size)
+    n_chunks = -(-budget // claim.chunk_size)             # exact integer ceiling
     if isinstance(claim, ScalingClaim):
         n_chunks = 1 if claim.deterministic else max(n_chunks, math.ceil(2 / claim.chunk_size))
     decision = decide.decision_method(claim, method)
