@@ -9,10 +9,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import time
 from contextlib import contextmanager
-from pathlib import Path
 
 __all__ = ["main"]
 
@@ -45,17 +45,34 @@ def _int_arg(name, lo, hi=None):
 
 
 def _alpha(text):
+    from .engine.verify import MIN_ALPHA
+
     try:
         v = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"--alpha must be a number in (0, 1), got {text!r}") from None
     if not 0.0 < v < 1.0:
         raise argparse.ArgumentTypeError(f"--alpha must lie in the open interval (0, 1), got {v}")
+    if v < MIN_ALPHA:
+        raise argparse.ArgumentTypeError(f"--alpha must be at least {MIN_ALPHA:g} (smaller levels are "
+                                         f"beyond double precision), got {v:g}")
     return v
+
+
+def _folder(name):
+    """argparse type: a folder name (not empty)."""
+    def conv(text):
+        if not text.strip():
+            raise argparse.ArgumentTypeError(f"{name} must name a folder, got {text!r}")
+        if "\0" in text:
+            raise argparse.ArgumentTypeError(f"{name} must not contain a NUL character")
+        return text
+    return conv
 
 
 def build_parser() -> argparse.ArgumentParser:
     from .engine.executors import EXECUTORS
+    from .engine.executors import MAX_WORKERS
     from .engine.verify import MAX_BUDGET
 
     p = _Parser(prog="theorycheck", description="Check the mathematics of exploration and LLM-RL theory numerically.")
@@ -72,7 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
         q.add_argument("--alpha", type=_alpha, default=0.01, help="error level of verdicts, in (0,1) (default 0.01)")
         q.add_argument("--executor", choices=EXECUTORS, default=None,
                        help="where chunks run (default serial; dask if --scheduler)")
-        q.add_argument("--workers", type=_int_arg("--workers", 1), default=None,
+        q.add_argument("--workers", type=_int_arg("--workers", 1, MAX_WORKERS), default=None,
                        help="parallel workers (default: all cores)")
         q.add_argument("--scheduler", default=None, help="Dask scheduler address, e.g. tcp://host:8786")
         q.add_argument("--quick", action="store_true", help=quick_help)
@@ -82,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--budget", type=_int_arg("--budget", 1, MAX_BUDGET), default=None,
                    help="units of work per claim (trials, cases, evaluations, replicates)")
     run_opts(q, "use each claim's small quick budget")
-    q.add_argument("--out", default="theorycheck-results",
+    q.add_argument("--out", type=_folder("--out"), default="theorycheck-results",
                    help="folder for per-chunk result files (default theorycheck-results)")
     q.add_argument("--resume", action="store_true", help="continue from the result files in --out")
     q.add_argument("--fixed", action="store_true",
@@ -92,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     q = sub.add_parser("figs", help="build the paper figures (PDF, PNG and data)")
     q.add_argument("pattern", nargs="?", help="figure name or glob")
-    q.add_argument("--out", default="figures", help="output folder (default figures)")
+    q.add_argument("--out", type=_folder("--out"), default="figures", help="output folder (default figures)")
     q.add_argument("--quick", action="store_true", help="small, fast versions")
     q.add_argument("--seed", type=_int_arg("--seed", 0), default=0)
 
@@ -102,7 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     q = sub.add_parser("report", help="verify every claim and build every figure into a markdown report")
     run_opts(q, "quick budgets and quick figures (a few minutes)")
-    q.add_argument("--out", default="theorycheck-report", help="report folder (default theorycheck-report)")
+    q.add_argument("--out", type=_folder("--out"), default="theorycheck-report", help="report folder (default theorycheck-report)")
     q.add_argument("--rerender", action="store_true",
                    help="re-render OUT/report.md from OUT/results.jsonl without running anything")
     q.add_argument("pattern", nargs="?", help="restrict to claims matching this id, prefix or glob")
@@ -167,7 +184,7 @@ def _cmd_list(args) -> int:
     found = claims(args.pattern)
     if args.pattern and not found:
         raise ValueError(f"no claim matches {args.pattern!r}")
-    if args.paper:
+    if args.paper is not None:
         paper(args.paper)                  # ValueError listing the keys if unknown
         found = [c for c in found if args.paper in c.papers]
     if args.json:
@@ -257,6 +274,9 @@ def _cmd_calibrate(rest) -> int:
 
 
 def main(argv=None) -> int:
+    if argv is None and hasattr(signal, "SIGPIPE"):
+        # `theorycheck list | head`: end quietly on a closed pipe, as other Unix tools do
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "calibrate":    # its options are its own (see proofs_check.calibrate)
         return _cmd_calibrate(argv[1:])
@@ -275,12 +295,24 @@ def main(argv=None) -> int:
         kept = f"; finished chunks are kept in {out}/ — rerun with --resume" if args.command == "verify" else ""
         print(f"theorycheck: interrupted{kept}", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except (ValueError, TypeError, ResultFileError) as exc:
+    except BrokenPipeError:
+        return 0
+    except (ValueError, TypeError, ResultFileError, OSError, MemoryError, RecursionError) as exc:
         if os.environ.get("THEORYCHECK_DEBUG"):
             raise
-        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        print(f"theorycheck: error: {msg}", file=sys.stderr)
+        print(f"theorycheck: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _one_line(exc: BaseException) -> str:
+    """One line for an error: OS errors name the file and the reason."""
+    if isinstance(exc, OSError) and exc.strerror:
+        where = f" {exc.filename!r}" if exc.filename else ""
+        return f"cannot use{where}: {exc.strerror}"
+    if isinstance(exc, MemoryError):
+        return "out of memory (try a smaller --budget or fewer --workers)"
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return text if len(text) <= 400 else text[:400] + "…"
 
 
 if __name__ == "__main__":  # pragma: no cover

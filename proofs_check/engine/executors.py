@@ -32,6 +32,10 @@ __all__ = ["EXECUTORS", "Executor", "SerialExecutor", "PoolExecutor", "DaskExecu
 EXECUTORS = ("serial", "threads", "processes", "dask")
 
 
+#: The most workers an executor accepts.
+MAX_WORKERS = 512
+
+
 def default_workers() -> int:
     """All cores this process may use."""
     try:
@@ -256,8 +260,8 @@ def make_executor(executor: str | Executor | None = None, workers: int | None = 
         raise ValueError(f"executor must be one of {list(EXECUTORS)}, got {executor!r}")
     if workers is None:
         workers = default_workers()
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
+        raise ValueError(f"workers must be an integer in [1, {MAX_WORKERS}], got {workers!r}")
     if scheduler and executor != "dask":
         raise ValueError(f"--scheduler needs executor 'dask', got {executor!r}")
     if executor == "serial":

@@ -11,7 +11,7 @@ import numbers
 import numpy as np
 
 __all__ = ["as_generator", "check_int", "check_real", "check_open_unit", "check_finite_array",
-           "check_choice"]
+           "check_choice", "check_bool", "shown"]
 
 
 def as_generator(rng, name: str = "rng") -> np.random.Generator:
@@ -28,7 +28,7 @@ def as_generator(rng, name: str = "rng") -> np.random.Generator:
             raise ValueError(f"{name} must be a non-negative integer seed, got {rng}")
         return np.random.default_rng(int(rng))
     raise TypeError(f"{name} must be a numpy Generator, SeedSequence or non-negative int seed, "
-                    f"got {type(rng).__name__}")
+                    f"got {shown(rng)}")
 
 
 def shown(value, limit: int = 60) -> str:
@@ -58,18 +58,22 @@ def check_int(name: str, value, *, lo: int | None = None, hi: int | None = None)
 
 def check_real(name: str, value, *, lo: float | None = None, hi: float | None = None,
                lo_open: bool = False, hi_open: bool = False) -> float:
-    """``value`` as a finite float in the interval given by ``lo``/``hi``."""
+    """``value`` as a finite float in the interval given by ``lo``/``hi``
+    (bools, strings, complex numbers and ``Decimal`` are refused)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {value!r}")
-    v = float(value)
+        raise TypeError(f"{name} must be a real number, got {shown(value)}")
+    try:
+        v = float(value)
+    except OverflowError:
+        raise ValueError(f"{name} must be finite, got {shown(value)}") from None
     if not np.isfinite(v):
-        raise ValueError(f"{name} must be finite, got {value!r}")
+        raise ValueError(f"{name} must be finite, got {shown(value)}")
     bad = ((lo is not None and (v < lo or (lo_open and v == lo)))
            or (hi is not None and (v > hi or (hi_open and v == hi))))
     if bad:
         left = ("(" if lo_open or lo is None else "[") + (f"{lo:g}" if lo is not None else "-inf")
         right = (f"{hi:g}" if hi is not None else "inf") + (")" if hi_open or hi is None else "]")
-        raise ValueError(f"{name} must lie in {left}, {right}, got {value!r}")
+        raise ValueError(f"{name} must lie in {left}, {right}, got {shown(value)}")
     return v
 
 
@@ -79,11 +83,26 @@ def check_open_unit(name: str, value) -> float:
 
 
 def check_finite_array(name: str, value, *, ndim: int | None = None, dtype=float) -> np.ndarray:
-    """``value`` as an array with no NaN/inf (and the given ``ndim``)."""
+    """``value`` as an array of real numbers with no NaN/inf (and the given ``ndim``).
+
+    Refused with a message naming ``name``: ``None``, strings, complex numbers,
+    ``Decimal`` and other objects, integers beyond the float range, ragged
+    nesting, NaN/inf, and a wrong number of dimensions."""
+    if value is None or isinstance(value, (str, bytes)):
+        raise TypeError(f"{name} must be an array of real numbers, got {shown(value)}")
+    raw = np.asarray(value) if not isinstance(value, np.ndarray) else value
+    if raw.dtype.kind == "c" or raw.dtype.kind in "USVM" or (
+            raw.dtype == object and any(not isinstance(v, numbers.Real) or isinstance(v, bool)
+                                        for v in raw.ravel()[:10_000])):
+        raise TypeError(f"{name} must be an array of real numbers, got dtype {raw.dtype} "
+                        f"({shown(value)})")
+    if raw.dtype.kind == "b" and np.dtype(dtype).kind != "b":
+        raise TypeError(f"{name} must be an array of numbers, got booleans")
     try:
-        arr = np.asarray(value, dtype=dtype)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be array-like of numbers: {exc}") from None
+        with np.errstate(over="raise", invalid="raise"):
+            arr = np.asarray(raw, dtype=dtype)
+    except (TypeError, ValueError, OverflowError, FloatingPointError) as exc:
+        raise ValueError(f"{name} must be an array of finite real numbers: {exc}") from None
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{name} must have {ndim} dimension(s), got shape {arr.shape}")
     if arr.dtype.kind in "fc" and not np.all(np.isfinite(arr)):
@@ -92,8 +111,19 @@ def check_finite_array(name: str, value, *, ndim: int | None = None, dtype=float
     return arr
 
 
+def check_bool(name: str, value) -> bool:
+    """``value`` must be a bool (``True``/``False`` or a NumPy bool) — not ``'no'``, not 0/1."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise TypeError(f"{name} must be True or False, got {shown(value)}")
+
+
 def check_choice(name: str, value, allowed) -> str:
     """``value`` must be one of ``allowed``."""
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {sorted(allowed)}, got {value!r}")
+    try:
+        ok = value in allowed
+    except TypeError:                      # unhashable values cannot be in a set of choices
+        ok = False
+    if not ok or isinstance(value, bool) and not any(isinstance(a, bool) for a in allowed):
+        raise ValueError(f"{name} must be one of {sorted(allowed, key=str)}, got {shown(value)}")
     return value

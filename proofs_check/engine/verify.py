@@ -30,9 +30,17 @@ __all__ = ["verify_claim", "verify_claims", "check_alpha", "check_budget", "chec
 METHODS = ("anytime", "fixed")
 
 
+#: The smallest verdict level accepted: 2/α must be a finite double with room to spare.
+MIN_ALPHA = 1e-12
+
+
 def check_alpha(alpha) -> float:
-    """α in the open interval (0, 1)."""
-    return check_open_unit("alpha", alpha)
+    """α in ``[MIN_ALPHA, 1)``."""
+    a = check_open_unit("alpha", alpha)
+    if a < MIN_ALPHA:
+        raise ValueError(f"alpha must be at least {MIN_ALPHA:g} (smaller levels are beyond double "
+                         f"precision), got {a!r}")
+    return a
 
 
 #: The largest budget accepted (trials, cases, evaluations or replicates).  Far
