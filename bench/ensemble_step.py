@@ -1,4 +1,4 @@
-"""Per-round cost of posterior sampling in a linear bandit (issue 4).
+"""Per-round cost of posterior sampling in a linear bandit (theory ``docs/theory/ensemble.md#cost``).
 
 One round = sample a parameter + score K arms + update the posterior with the
 played arm.  Compared in one run, at d ∈ {50, 100, 200, 400}, K = 1000:
@@ -31,8 +31,7 @@ from scipy.linalg import solve_triangular
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1]))
 
 from proofs_check.engine.blas import single_threaded_blas  # noqa: E402
-from seqproj.ensemble.bandits import chol_rank1_update  # noqa: E402
-from seqproj.ensemble.core import LinearEnsemblePP  # noqa: E402
+from seqproj.ensemble import LinearEnsemblePP, chol_rank1_update  # noqa: E402
 
 
 def _problem(d, K, seed):

@@ -22,9 +22,8 @@ import time
 
 import numpy as np
 
-from proofs_check.mismatch import (performance_difference, trm_bounds_from_policies, trm_decomposition,
-                                   worst_case_reward)
-from proofs_check.mismatch.tilt import iid_tilt_worst_case
+from proofs_check.mismatch import (iid_tilt_worst_case, performance_difference, trm_bounds_from_policies,
+                                   trm_decomposition, worst_case_reward)
 from proofs_check.policies import divergence_summary, random_pair, sequence_kl, sequence_tv
 
 

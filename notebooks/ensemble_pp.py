@@ -20,7 +20,7 @@
 # `μ_t + A_t ζ`, one matrix–vector product, and each observation updates every
 # sample at once.  The claim: `M = Θ(d log T)` suffices for regret comparable to
 # exact Thompson sampling, because `A_t` tracks `Σ_t` uniformly in time — the
-# sequential Johnson–Lindenstrauss lemma at work (spec `ensemble.md`).
+# sequential Johnson–Lindenstrauss lemma at work (theory page `docs/theory/ensemble.md`).
 #
 # Set `THEORYCHECK_FAST=1` for tiny sizes (< 30 s).
 
@@ -30,17 +30,15 @@ import os
 
 import numpy as np
 
-from seqproj.ensemble.bandits import (EnsemblePP, EnsembleSampling, ExactTS, FiniteArmEnv, Greedy, LinUCB,
-                             run_bandit, smallest_m_within, sweep_agents)
-from seqproj.ensemble import (LinearEnsemblePP, LinearHypermodel, diagnose_factor,
-                              ensemble_sampling_members, ridge_posterior, sup_tracking_error,
-                              tracking_error)
+from seqproj.ensemble import (FiniteArmEnv, LinearEnsemblePP, LinearHypermodel,
+                              ensemble_sampling_members, ridge_posterior, run_bandit,
+                              smallest_m_within, sup_tracking_error, sweep_agents)
 
 FAST = os.environ.get("THEORYCHECK_FAST", "0") == "1"
 rng = np.random.default_rng(0)
 
 # %% [markdown]
-# ## 1. The closed-form incremental update (spec §2)
+# ## 1. The closed-form incremental update (theory `ensemble.md#update`)
 #
 # With `g = Σ_{t−1} x_t` and `c = σ² + x_tᵀ g`:
 # `Σ_t = Σ_{t−1} − g gᵀ/c`, `μ_t = μ_{t−1} + g (y_t − x_tᵀ μ_{t−1})/c`,
@@ -85,7 +83,7 @@ print("after GD: max |b + μ0 − μ_t| =", np.abs(hm.mean - ens.mean).max(),
       " max |W + A0 − A_t| =", np.abs(hm.factor - ens.factor).max())
 
 # %% [markdown]
-# ## 2. Covariance tracking (spec §4.1)
+# ## 2. Covariance tracking (theory `ensemble.md#tracking`)
 #
 # `sup_{t≤T} ‖Σ_t^{−1/2} A_t A_tᵀ Σ_t^{−1/2} − I‖` under adaptive play
 # (the agent picks its own actions), d = 10, K = 100 unit arms.  It decays like
@@ -99,7 +97,7 @@ for M_ in (10, 40, 160) if FAST else (10, 20, 40, 80, 160, 320):
     print(f"M = {M_:4d}: random start {e_r:.3f}, Haar start {e_h:.3f}, 2√(d/M) = {2 * math.sqrt(10 / M_):.3f}")
 
 # %% [markdown]
-# ## 3. What goes wrong, and how the toolkit says so (spec §4.3)
+# ## 3. What goes wrong, and how the toolkit says so (theory `ensemble.md#failure-modes`)
 
 # %%
 bad = LinearEnsemblePP(6, 48, rng=3, perturbation_scale=math.sqrt(48))   # z ~ N(0, I)
@@ -112,12 +110,14 @@ print("look-ahead z (drawn before x):", sup_tracking_error(5, 40, 200, 0, play="
       " predictable:", sup_tracking_error(5, 40, 200, 0))
 
 # %% [markdown]
-# ## 4. Regret against exact Thompson sampling (spec §4.2)
+# ## 4. Regret against exact Thompson sampling (theory `ensemble.md#regret`)
 #
 # All agents run in lock-step on common random numbers (same θ*, arms and
 # noise).  The full sweep of the note (d ∈ {10, 50}, K = 1000, T = 2000,
-# 50 repetitions) is the claim family `ensemble.regret.finite.*` and the
-# figure `ensemble_regret_vs_m`; here a small version.
+# 50 repetitions) is one stored experiment per d (`FINITE_SWEEPS`), read by the
+# claim family `ensemble.regret.finite.*` and the figures `ensemble_regret_vs_m`,
+# `ensemble_regret_curves` through `proofs_check.engine.measure`; here a small
+# version through `run_bandit` (the same simulator and seeding).
 
 # %%
 d_b = 5 if FAST else 10

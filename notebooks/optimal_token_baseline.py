@@ -14,8 +14,8 @@
 # %% [markdown]
 # # The optimal token baseline, the logit-gradient proxy, logit dynamics and DAPO
 #
-# A walk through spec `baselines.md` with the toolkit (`proofs_check.logits`,
-# `.baselines`, `.dapo`, `.otb_toy`).  Set `THEORYCHECK_FAST=1` for tiny sizes.
+# A walk through the theory page `docs/theory/baselines.md` with the toolkit
+# (`proofs_check.logits`, `proofs_check.baselines`).  Set `THEORYCHECK_FAST=1` for tiny sizes.
 #
 # Sources: "The Optimal Token Baseline" (Li et al., arXiv 2602.07078) and the
 # authors' veRL implementation; "Logit Dynamics in Softmax Policy Gradient"
@@ -61,10 +61,9 @@ print("sympy, V = 2..6:", all(prove_logit_energy_identity(v) for v in range(2, 7
 # `Σ_{j≤t} w_j` and the true cumulative energy `‖Σ_{j≤t} s_j‖²`:
 
 # %%
-from proofs_check.baselines.claims import correlation_samples
-from proofs_check.baselines.toy import mean_interval
+from proofs_check.baselines import correlation_samples, mean_interval
 
-corr = correlation_samples(rng, 10 if FAST else 100)
+corr = correlation_samples(rng, 10 if FAST else 100, V=3, T=4, d=4, scale=2.0)
 print("correlation: mean %.3f, 95%% interval [%.3f, %.3f], n = %d" % (*mean_interval(corr), corr.size))
 
 # %% [markdown]
@@ -91,8 +90,7 @@ for k, v in sorted(cmp_.variances.items(), key=lambda kv: -kv[1]):
 # per-token loop written from the spec text.
 
 # %%
-from proofs_check.baselines.claims import ragged_batch
-from proofs_check.baselines import optimal_token_baseline_advantage, otb_advantage_loop
+from proofs_check.baselines import optimal_token_baseline_advantage, otb_advantage_loop, ragged_batch
 
 r, m, g, lp, spp, isw = ragged_batch(rng, N=16, L=12)
 A1, G1 = optimal_token_baseline_advantage(r, m, g, lp, spp, is_weights=isw, handle_zero_tail=True)
@@ -138,8 +136,8 @@ for tol in (1e-6, 1e-4, 1e-2):
 # released recursion does not.
 
 # %%
-from proofs_check.baselines.dapo import (kl_gradient_complex_step, kl_gradient_reward_to_go, trajectory_kl,
-                               trajectory_kl_chain, transcribed_accumulation, truncated_is_accumulation)
+from proofs_check.baselines import (kl_gradient_complex_step, kl_gradient_reward_to_go, trajectory_kl,
+                                    trajectory_kl_chain, transcribed_accumulation, truncated_is_accumulation)
 
 pi, mu = TabularPolicy.random(2, 3, rng), TabularPolicy.random(2, 3, rng)
 print("KL direct %.15f, chain %.15f" % (trajectory_kl(pi, mu), trajectory_kl_chain(pi, mu)))
@@ -153,20 +151,24 @@ print("transcribed:", transcribed_accumulation([1, 10, 100, 1000], gamma=0.5))
 #
 # REINFORCE on a sparse-reward counting task (`proofs_check.baselines.toy`), equal
 # tokens per step for every group size.  Does OTB at N = 4 match the group mean
-# at N = 32?  (The full run is `paper_figs` `baselines_group_size_sweep`.)
+# at N = 32?  The claim `baselines.toy.headline` and the figure
+# `baselines_group_size_sweep` read the same experiment, `TOY_HEADLINE`: each trial
+# trains both configurations from fresh seeds, under the engine's seeding.
 
 # %%
-from proofs_check.baselines.toy import CountTask, diff_interval, group_size_sweep
+from proofs_check.baselines import (TOY_HEADLINE, TOY_HEADLINE_EOS, CountTask, diff_interval,
+                                    toy_pair_experiment)
+from proofs_check.engine import measure
 
 if FAST:
-    sw = group_size_sweep(CountTask(V=3, T=12, n_prompts=2, threshold=6), kinds=("mean", "otb"),
-                          Ns=(4, 32), seeds=3, steps=5, batch=32, lr=0.3, root_seed=SEED)
+    headline = toy_pair_experiment("notebook.toy_headline.fast", CountTask(V=3, T=12, n_prompts=2, threshold=6),
+                                   lr=0.3, steps=5)
 else:
-    sw = group_size_sweep(CountTask(V=4, T=48, n_prompts=3, threshold=18), kinds=("mean", "otb"),
-                          Ns=(4, 32), seeds=10, steps=40, batch=32, lr=0.3, root_seed=SEED)
-for key, vals in sw.final.items():
-    print(key, "final return %.3f [%.3f, %.3f]" % mean_interval(vals))
-print("OTB N=4 − mean N=32: %.3f [%.3f, %.3f] (Welch 95%%)" % diff_interval(sw.final["otb/4"], sw.final["mean/32"]))
+    headline = TOY_HEADLINE
+st = measure(headline, 4 if FAST else 20, seed=SEED).stats
+for key in ("otb/4", "mean/32"):
+    print(key, "final return %.3f [%.3f, %.3f]" % mean_interval(st[f"final/{key}"]))
+print("OTB N=4 − mean N=32: %.3f [%.3f, %.3f] (Welch 95%%)" % diff_interval(st["final/otb/4"], st["final/mean/32"]))
 
 # %% [markdown]
 # With variable lengths (token 3 ends the response), OTB's per-position baseline
@@ -176,13 +178,13 @@ print("OTB N=4 − mean N=32: %.3f [%.3f, %.3f] (Welch 95%%)" % diff_interval(sw
 
 # %%
 if FAST:
-    task_eos = CountTask(V=3, T=12, n_prompts=2, threshold=5, eos=True, eos_logit=-2.0)
-    sw_eos = group_size_sweep(task_eos, kinds=("mean", "otb"), Ns=(4, 32), seeds=3, steps=5, batch=32,
-                              lr=0.6, root_seed=SEED)
+    headline_eos = toy_pair_experiment("notebook.toy_headline_eos.fast",
+                                       CountTask(V=3, T=12, n_prompts=2, threshold=5, eos=True, eos_logit=-2.0),
+                                       lr=0.6, steps=5)
 else:
-    task_eos = CountTask(V=4, T=48, n_prompts=3, threshold=20, eos=True, eos_logit=-3.0)
-    sw_eos = group_size_sweep(task_eos, kinds=("mean", "otb"), Ns=(4, 32), seeds=10, steps=40, batch=32,
-                              lr=0.6, root_seed=SEED)
-for key, vals in sw_eos.final.items():
-    print("EOS", key, "final return %.3f [%.3f, %.3f]" % mean_interval(vals))
-print("EOS: OTB N=4 − mean N=32: %.3f [%.3f, %.3f]" % diff_interval(sw_eos.final["otb/4"], sw_eos.final["mean/32"]))
+    headline_eos = TOY_HEADLINE_EOS
+st_eos = measure(headline_eos, 4 if FAST else 20, seed=SEED).stats
+for key in ("otb/4", "mean/32"):
+    print("EOS", key, "final return %.3f [%.3f, %.3f]" % mean_interval(st_eos[f"final/{key}"]))
+print("EOS: OTB N=4 − mean N=32: %.3f [%.3f, %.3f]" % diff_interval(st_eos["final/otb/4"],
+                                                                     st_eos["final/mean/32"]))

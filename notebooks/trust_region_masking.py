@@ -15,7 +15,7 @@
 #
 # An LLM-RL run samples with one engine (the sampler `μ`) and trains with
 # another (the trainer `π`); the two disagree on token probabilities even at
-# identical weights.  This notebook walks through spec `mismatch.md` — the
+# identical weights.  This notebook walks through `docs/theory/mismatch.md` — the
 # "When Speed Kills Stability" blog series and "Trust Region Masking for
 # Long-Horizon LLM RL" (arXiv 2512.23075) — and checks every step *exactly*, by
 # enumerating all `V**T` responses of small tabular policies, and by closed
@@ -46,7 +46,7 @@ rng = np.random.default_rng(SEED)
 # ## 1. Policies and the four mismatch generators
 #
 # A tabular policy stores one logit row per prefix (depth `t` has shape
-# `(V**t, V)`).  The generators of spec §2: uniform logit noise, sparse "MoE
+# `(V**t, V)`).  The generators of §2: uniform logit noise, sparse "MoE
 # flips" (`μ(v) = 0.9`, `π(v) = 0.001` at a few prefixes), perturbations of
 # low-probability tokens only, and the i.i.d. tilt (the same token pair at every
 # prefix).  Every divergence of §1 is exact:
@@ -125,7 +125,7 @@ print("fitted exponent, i.i.d. tilt:", np.polyfit(x, np.log([r[1] for r in rows]
 
 # %% [markdown]
 # None of these families reaches `T^{3/2}`; whether any family does is OPEN
-# (spec §5).  The claims `mismatch.scaling.*` record the fitted exponents.
+# (§6 of the theory page).  The claims `mismatch.scaling.*` record the fitted exponents.
 #
 # ## 5. Gradient estimators and the length trap (§3)
 #
@@ -140,10 +140,10 @@ g, mom = estimator_moments(mu, lin, R, C=2.0)
 for k, m in mom.items():
     print(f"{k:10s} ‖bias‖={m.bias_norm:.3e}  var={m.variance:.3e}  mse={m.mse:.3e}")
 print("length trap T* = log C / log ρ̄ for C=5, ρ̄=1.001:", round(length_trap_horizon(5, 1.001), 1),
-      "(the spec's ≈1609 uses log ρ̄ ≈ ρ̄ − 1)")
+      "(≈1609 with log ρ̄ ≈ ρ̄ − 1)")
 
 # %% [markdown]
-# ## 6. Trust region masking and its proxies (§6)
+# ## 6. Trust region masking and its proxies (§7)
 #
 # TRM-Max with the exact KL never admits a sequence whose `max_t KL(c_t) > δ`;
 # the sample-based proxies (k2-max, k3-mean) do — here is how often, exactly:
@@ -157,7 +157,7 @@ for k in pa.accept:
           f"(given violation {pa.false_accept_given_violation[k]:.3f})")
 
 # %% [markdown]
-# ## 7. Mismatch grows with the update size (§8)
+# ## 7. Mismatch grows with the update size (§9)
 #
 # On a tabular toy, the KL between a `k`-step-stale policy and the current one
 # grows like `k²` when the gradient drifts and like `k/B` when it is noise.

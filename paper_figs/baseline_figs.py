@@ -1,4 +1,4 @@
-"""Figures for spec ``baselines.md``: baselines, logit dynamics, DAPO, and the toy headline.
+"""Figures of the baselines topic (theory page ``docs/theory/baselines.md``).
 
 * ``baselines_variance_vs_horizon`` — exact population variance per baseline vs T
   (tabular, V = 2), and exact group MSE at N = 4 (N-tuple enumeration).
@@ -8,18 +8,28 @@
 * ``baselines_logit_update_norm`` — ``‖Δz‖/(η|A|)`` vs ``p_a``.
 * ``baselines_approx_error`` — approximation errors vs step size, breaking steps marked.
 * ``baselines_dapo_accumulation`` — correct vs transcribed truncated-IS accumulation.
+
+Every Monte Carlo number comes from :func:`proofs_check.engine.measure` of an
+:class:`~proofs_check.engine.Experiment` (the engine's seeding, chunk ``k`` from
+``SeedSequence(seed, spawn_key=(k,))``); deterministic curves need no seed.  The
+group-MSE panel reads the experiment of the ``baselines.mse.*`` claims and the toy
+figures the experiment of the ``baselines.toy.headline(_eos)`` claims.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-from proofs_check.baselines import (GROUP_KINDS, POPULATION_KINDS, exact_model, group_estimator_moments,
-                                    population_baselines, population_variances)
-from proofs_check.baselines.dapo import discounted_reward_to_go, transcribed_accumulation, truncated_is_accumulation
-from proofs_check.logits import approximation_errors, breaking_step_size, logit_update_norm
-from proofs_check.baselines.toy import (TOY_KINDS, CountTask, diff_interval, gradient_variance, group_size_sweep,
-                                  mean_interval)
-from proofs_check.policies import TabularPolicy
+from proofs_check.baselines import (GROUP_KINDS, POPULATION_KINDS, TOY_BATCH, TOY_HEADLINE, TOY_HEADLINE_EOS,
+                                    TOY_KINDS, TOY_LR, TOY_LR_EOS, TOY_STEPS, TOY_TASK, TOY_TASK_EOS, CountTask,
+                                    accumulation_errors, approximation_trials, checkpoints, diff_interval,
+                                    discounted_reward_to_go, gradient_trials, gradient_variance_estimate,
+                                    group_mse_experiment, population_variance_trials,
+                                    random_context_norms, sweep_summary, sweep_trials, toy_pair_experiment,
+                                    transcribed_accumulation, truncated_is_accumulation)
+from proofs_check.engine import Experiment, measure
+from proofs_check.logits import logit_update_norm
 
 from .style import figure, new_figure
 
@@ -27,47 +37,31 @@ COLORS = {"none": "0.6", "mean": "C0", "rloo": "C2", "global_bstar": "C1", "otb"
 LABELS = {"none": "no baseline", "mean": "group mean", "rloo": "leave-one-out", "global_bstar": "global $b^*$",
           "otb": "OTB (cumulative energy)", "per_token": "per-token optimum"}
 
-#: Toy configuration shared by the figure, the claim and the note.
-TOY_TASK = CountTask(V=4, T=48, n_prompts=3, threshold=18)
-TOY_STEPS, TOY_BATCH, TOY_LR = 40, 32, 0.3
+
+def _experiment(id, fn, chunk_size, **params):
+    return Experiment(id=id, fn=functools.partial(fn, **params), chunk_size=chunk_size,
+                      params={k: (list(v) if isinstance(v, tuple) else v) for k, v in params.items()})
 
 
-def _random_instance(rng, V, T):
-    pol = TabularPolicy.random(V, T, rng, scale=1.5)
-    R = (rng.random(V ** T) < 0.3).astype(float)  # sparse terminal reward
-    if R.sum() == 0:
-        R[rng.integers(V ** T)] = 1.0
-    return pol, R
+def _mean_se(x):
+    x = np.asarray(x, dtype=float)
+    se = x.std(axis=0, ddof=1) / np.sqrt(x.shape[0]) if x.shape[0] > 1 else np.zeros(x.shape[1:])
+    return np.stack([x.mean(axis=0), se], axis=-1)
 
 
 @figure("baselines_variance_vs_horizon")
 def variance_vs_horizon(*, quick: bool, seed: int):
-    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(61,)))
-    Ts = list(range(2, 7 if quick else 11))  # T = 1 is degenerate (V = 2: Var can be 0)
+    Ts = tuple(range(2, 7 if quick else 11))  # T = 1 is degenerate (V = 2: Var can be 0)
     n_inst = 3 if quick else 12
-    rel = {k: [] for k in POPULATION_KINDS}
-    for T in Ts:
-        vals = {k: [] for k in POPULATION_KINDS}
-        for _ in range(n_inst):
-            m = exact_model(*_random_instance(rng, 2, T))
-            v = population_variances(m, population_baselines(m))
-            for k in POPULATION_KINDS:
-                vals[k].append(v[k])
-        for k in POPULATION_KINDS:
-            x = np.array(vals[k])
-            rel[k].append([float(x.mean()), float(x.std(ddof=1) / np.sqrt(x.size))])
+    pop = _experiment(f"baselines.fig.population_variance.T2-{Ts[-1]}", population_variance_trials, 3,
+                      V=2, Ts=Ts, reward_prob=0.3, scale=1.5)
+    pm = measure(pop, n_inst, seed=seed)
+    rel = {k: _mean_se(pm.stats[k]).tolist() for k in POPULATION_KINDS}   # [T][mean, se]
     gTs = [2, 3] if quick else [2, 3, 4]
-    n_g = 1 if quick else 3
-    gmse = {k: [] for k in GROUP_KINDS}
-    for T in gTs:
-        vals = {k: [] for k in GROUP_KINDS}
-        for _ in range(n_g):
-            m = exact_model(*_random_instance(rng, 2, T))
-            for k in GROUP_KINDS:
-                vals[k].append(group_estimator_moments(m, 4, k).mse)
-        for k in GROUP_KINDS:
-            x = np.array(vals[k])
-            gmse[k].append([float(x.mean()), float(x.std(ddof=1) / np.sqrt(x.size)) if x.size > 1 else 0.0])
+    gexp = {T: group_mse_experiment(T) for T in gTs}   # T = 3: the experiment of the baselines.mse.* claims
+    gm = {T: measure(e, e.chunk_size, seed=seed) for T, e in gexp.items()}
+    n_g = gexp[gTs[0]].chunk_size
+    gmse = {k: [_mean_se(gm[T].stats[k][:, None])[0].tolist() for T in gTs] for k in GROUP_KINDS}
     fig, (a, b) = new_figure(ncols=2)
     for k in POPULATION_KINDS:
         y = np.array(rel[k])
@@ -75,7 +69,7 @@ def variance_vs_horizon(*, quick: bool, seed: int):
     a.set_xlabel("horizon T (tabular, V = 2)")
     a.set_ylabel("population Var = MSE (mean over instances)")
     a.set_yscale("log")
-    a.set_title(f"exact, {n_inst} random instances per T")
+    a.set_title(f"exact, {pm.trials} random instances per T")
     a.legend()
     for k in GROUP_KINDS:
         y = np.array(gmse[k])
@@ -85,76 +79,86 @@ def variance_vs_horizon(*, quick: bool, seed: int):
     b.set_yscale("log")
     b.set_title("exact over all N-tuples")
     b.legend()
-    return fig, {"T": Ts, "variance_mean_se": rel, "group_T": gTs, "group_mse_mean_se": gmse,
-                 "instances_per_T": n_inst, "group_instances_per_T": n_g, "reward": "Bernoulli(0.3) per sequence"}
+    return fig, {"T": list(Ts), "variance_mean_se": rel, "group_T": gTs, "group_mse_mean_se": gmse,
+                 "instances_per_T": pm.trials, "group_instances_per_T": n_g,
+                 "reward": "Bernoulli(0.3) per response (panel a); U[0, 1] per response (panel b, the "
+                           "instances of the baselines.mse.* claims)",
+                 "experiments": [pop.id] + [e.id for e in gexp.values()]}
 
 
-#: Variable-length variant: token 3 is EOS (initial EOS logit −3); initial success 6.9%.
-TOY_TASK_EOS = CountTask(V=4, T=48, n_prompts=3, threshold=20, eos=True, eos_logit=-3.0)
-TOY_LR_EOS = 0.6
-
-
-def toy_sweep(*, quick: bool, seed: int, eos: bool = False):
-    """The sweep behind the headline figures (also used by the notebook and the note)."""
+def _toy_setup(*, quick: bool, eos: bool):
+    """The experiments behind a toy figure: the sweep, the one-step gradients, the headline pair."""
     if quick:
         task = CountTask(V=3, T=12, n_prompts=2, threshold=6, eos=eos, eos_logit=-2.0 if eos else 0.0)
-        return group_size_sweep(task, kinds=("mean", "otb"), Ns=(2, 4, 32), seeds=2, steps=4, batch=32,
-                                lr=TOY_LR, root_seed=seed, eval_every=2)
-    return group_size_sweep(TOY_TASK_EOS if eos else TOY_TASK, kinds=TOY_KINDS, Ns=(2, 4, 8, 16, 32), seeds=20,
-                            steps=TOY_STEPS, batch=TOY_BATCH, lr=TOY_LR_EOS if eos else TOY_LR,
-                            root_seed=seed, eval_every=5)
+        kinds, Ns, steps, lr, every, seeds, reps, pairs = ("mean", "otb"), (2, 4, 32), 4, TOY_LR, 2, 2, 10, 2
+        tag = ".quick"
+        headline = toy_pair_experiment(f"baselines.fig.toy_headline{'_eos' if eos else ''}{tag}", task, lr=lr,
+                                       steps=steps, eval_every=every)
+    else:
+        task = TOY_TASK_EOS if eos else TOY_TASK
+        kinds, Ns, steps, lr, every = TOY_KINDS, (2, 4, 8, 16, 32), TOY_STEPS, TOY_LR_EOS if eos else TOY_LR, 5
+        seeds, reps, pairs, tag = 20, 200, 20, ""
+        headline = TOY_HEADLINE_EOS if eos else TOY_HEADLINE
+    name = f"baselines.fig.toy{'_eos' if eos else ''}{tag}"
+    sweep = _experiment(f"{name}.sweep", sweep_trials, 2, task=task, kinds=kinds, Ns=Ns, steps=steps,
+                        batch=TOY_BATCH, lr=lr, eval_every=every)
+    grads = _experiment(f"{name}.gradients", gradient_trials, 10, task=task, kinds=kinds, Ns=Ns, batch=TOY_BATCH)
+    return task, kinds, Ns, steps, every, (sweep, seeds), (grads, reps), (headline, pairs)
 
 
-def _sweep_figure(sw, *, quick: bool, seed: int, salt: int):
-    task = CountTask(**sw.task)
-    theta0 = task.initial_theta()
-    reps = 10 if quick else 200
-    gvar = {}
-    for ki, k in enumerate(sw.kinds):
-        gvar[k] = [list(gradient_variance(theta0, task, k, N, batch=sw.batch, reps=reps,
-                                          rng=np.random.SeedSequence(seed, spawn_key=(salt, ki, N))))
-                   for N in sw.Ns]
+def _sweep_figure(*, quick: bool, seed: int, eos: bool):
+    task, kinds, Ns, steps, every, (sweep, seeds), (grads, reps), (headline, pairs) = _toy_setup(quick=quick,
+                                                                                                 eos=eos)
+    sw = sweep_summary(measure(sweep, seeds, seed=seed).stats, kinds=kinds, Ns=Ns)
+    gm = measure(grads, reps, seed=seed).stats
+    gvar = {k: [list(gradient_variance_estimate(gm[f"{k}/{N}"])) for N in Ns] for k in kinds}
+    hm = measure(headline, pairs, seed=seed).stats
     fig, (a, b, c) = new_figure(ncols=3)
     summ = {}
-    for k in sw.kinds:
-        s = np.array([mean_interval(sw.final[f"{k}/{N}"]) for N in sw.Ns])
+    for k in kinds:
+        s = np.array([sw["final_mean_lo_hi"][f"{k}/{N}"] for N in Ns])
         summ[k] = s.tolist()
-        a.errorbar(sw.Ns, s[:, 0], yerr=[s[:, 0] - s[:, 1], s[:, 2] - s[:, 0]], color=COLORS[k],
+        a.errorbar(Ns, s[:, 0], yerr=[s[:, 0] - s[:, 1], s[:, 2] - s[:, 0]], color=COLORS[k],
                    label=LABELS[k], marker="o", capsize=2)
         v = np.array(gvar[k])
-        b.errorbar(sw.Ns, v[:, 0], yerr=2 * v[:, 1], color=COLORS[k], marker="o", capsize=2)
+        b.errorbar(Ns, v[:, 0], yerr=2 * v[:, 1], color=COLORS[k], marker="o", capsize=2)
     for ax in (a, b):
         ax.set_xscale("log", base=2)
         ax.set_xlabel("group size N (equal tokens per step)")
-    a.set_ylabel(f"exact return after {sw.steps} steps")
-    a.set_title(f"{'variable length (EOS)' if task.eos else 'fixed length'}: mean, 95% t, {sw.seeds} seeds")
+    a.set_ylabel(f"exact return after {steps} steps")
+    a.set_title(f"{'variable length (EOS)' if task.eos else 'fixed length'}: mean, 95% t, {seeds} seeds")
     a.legend(fontsize=6)
     b.set_yscale("log")
     b.set_ylabel("Var of one step's gradient (initial θ)")
     b.set_title(f"±2 SE, {reps} batches")
-    tokens = np.array(sw.checkpoints) * sw.batch * task.T
-    for key, style in (("otb/4", "-"), (f"mean/{max(sw.Ns)}", "--"), ("mean/4", ":")):
-        if key in sw.curves:
-            k = key.split("/")[0]
-            c.plot(tokens, sw.curves[key], style, color=COLORS[k], label=f"{LABELS[k]}, N={key.split('/')[1]}")
+    tokens = checkpoints(steps, every) * TOY_BATCH * task.T
+    curves = {"otb/4": np.mean(hm["returns/otb/4"], axis=0), "mean/32": np.mean(hm["returns/mean/32"], axis=0)}
+    if "mean/4" in sw["curves"]:
+        curves["mean/4"] = np.asarray(sw["curves"]["mean/4"])
+    for key, style in (("otb/4", "-"), ("mean/32", "--"), ("mean/4", ":")):
+        if key in curves:
+            k, N = key.split("/")
+            c.plot(tokens, curves[key], style, color=COLORS[k], label=f"{LABELS[k]}, N={N}")
     c.set_xlabel("sampled token budget (batch × T per step)")
-    c.set_ylabel("exact return (mean over seeds)")
+    c.set_ylabel(f"exact return (mean over {pairs} seeds)")
     c.legend(fontsize=6)
-    a4 = sw.final.get("otb/4")
-    m32 = sw.final.get(f"mean/{max(sw.Ns)}")
-    head = list(diff_interval(a4, m32)) if a4 and m32 and len(a4) > 1 else None
-    return fig, {"sweep": sw.to_dict(), "final_summary_mean_lo_hi": summ, "grad_variance_theta0_est_se": gvar,
-                 "otb4_minus_mean32_diff_lo_hi": head, "grad_variance_reps": reps}
+    head = list(diff_interval(hm["final/otb/4"], hm["final/mean/32"])) if pairs > 1 else None
+    return fig, {"task": task.to_dict(), "kinds": list(kinds), "Ns": list(Ns), "seeds": seeds, "steps": steps,
+                 "batch": TOY_BATCH, "lr": sweep.params["lr"], "sweep": sw, "final_summary_mean_lo_hi": summ,
+                 "grad_variance_theta0_est_se": gvar, "grad_variance_reps": reps,
+                 "headline_pairs": pairs, "headline_curves": {k: v.tolist() for k, v in curves.items()},
+                 "otb4_minus_mean32_diff_lo_hi": head,
+                 "experiments": [sweep.id, grads.id, headline.id]}
 
 
 @figure("baselines_group_size_sweep")
 def group_size_sweep_figure(*, quick: bool, seed: int):
-    return _sweep_figure(toy_sweep(quick=quick, seed=seed), quick=quick, seed=seed, salt=62)
+    return _sweep_figure(quick=quick, seed=seed, eos=False)
 
 
 @figure("baselines_group_size_sweep_eos")
 def group_size_sweep_eos_figure(*, quick: bool, seed: int):
-    return _sweep_figure(toy_sweep(quick=quick, seed=seed, eos=True), quick=quick, seed=seed, salt=66)
+    return _sweep_figure(quick=quick, seed=seed, eos=True)
 
 
 @figure("baselines_logit_update_norm")
@@ -169,42 +173,35 @@ def logit_update_norm_figure(*, quick: bool, seed: int):
         n = logit_update_norm(z, np.zeros(pa.size, dtype=int), 1.0, eta=1.0)
         data[f"V={V}"] = n.tolist()
         ax.plot(pa, n, label=f"V = {V}, others uniform")
-    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(63,)))
-    V = 50
-    z = rng.standard_normal((300 if quick else 3000, V)) * 3
-    a = rng.integers(0, V, z.shape[0])
-    n = logit_update_norm(z, a, 1.0, eta=1.0)
-    p = np.exp(z - z.max(1, keepdims=True))
-    p /= p.sum(1, keepdims=True)
-    ax.scatter(p[np.arange(a.size), a], n, s=2, color="0.5", alpha=0.4, label="random contexts, V = 50")
+    ctx = _experiment("baselines.fig.random_contexts", random_context_norms, 100, V=50, scale=3.0)
+    m = measure(ctx, 300 if quick else 3000, seed=seed)
+    ax.scatter(m.stats["p_a"], m.stats["norm"], s=2, color="0.5", alpha=0.4, label="random contexts, V = 50")
     ax.plot(pa, np.sqrt(2) * (1 - pa), "k:", lw=0.8, label=r"$\sqrt{2}(1-p_a)$ (upper bound)")
     ax.set_xlabel(r"probability of the chosen token $p_a$")
     ax.set_ylabel(r"$\|\Delta z\| / (\eta |A|) = \sqrt{1 - 2p_a + \sum p^2}$")
     ax.legend()
+    data.update({"random_contexts": m.trials, "experiments": [ctx.id]})
     return fig, data
 
 
 @figure("baselines_approx_error")
 def approx_error_figure(*, quick: bool, seed: int):
-    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(64,)))
     etas = np.geomspace(1e-4, 30, 40 if quick else 200)
+    Vs, tol1, tol2 = (4, 32, 1000), 1e-3, 1e-2
+    exp = _experiment(f"baselines.fig.approximation_contexts.{etas.size}", approximation_trials, 1, Vs=Vs,
+                      etas=tuple(float(e) for e in etas), tol_first=tol1, tol_second=tol2, eta_hi=1e3)
+    st = measure(exp, 1, seed=seed).stats
     fig, (a, b) = new_figure(ncols=2)
-    data = {"eta": etas.tolist(), "contexts": []}
-    tol1, tol2 = 1e-3, 1e-2
-    for i in range(3):
-        V = (4, 32, 1000)[i]
-        z = rng.standard_normal(V) * 2
-        act = int(rng.integers(V))
-        e = approximation_errors(z, act, 1.0, etas)
-        b1 = breaking_step_size(z, act, 1.0, order=1, tol=tol1, eta_hi=1e3)
-        b2 = breaking_step_size(z, act, 1.0, order=2, tol=tol2, eta_hi=1e3)
-        a.loglog(etas, e["first_order"], color=f"C{i}", label=f"V = {V}")
+    data = {"eta": etas.tolist(), "contexts": [], "experiments": [exp.id]}
+    for i, V in enumerate(Vs):
+        e1, e2 = st[f"V{V}/first_order"][0], st[f"V{V}/second_order_rel"][0]
+        b1, b2 = float(st[f"V{V}/break_first"][0]), float(st[f"V{V}/break_second"][0])
+        a.loglog(etas, e1, color=f"C{i}", label=f"V = {V}")
         a.axvline(b1, color=f"C{i}", ls=":", lw=0.8)
-        b.loglog(etas, e["second_order_rel"], color=f"C{i}", label=f"V = {V}")
+        b.loglog(etas, e2, color=f"C{i}", label=f"V = {V}")
         b.axvline(b2, color=f"C{i}", ls=":", lw=0.8)
-        data["contexts"].append({"V": V, "action": act, "first_order": e["first_order"].tolist(),
-                                 "second_order_rel": e["second_order_rel"].tolist(),
-                                 "break_first": b1, "break_second": b2})
+        data["contexts"].append({"V": V, "action": int(st[f"V{V}/action"][0]), "first_order": e1.tolist(),
+                                 "second_order_rel": e2.tolist(), "break_first": b1, "break_second": b2})
     a.axhline(tol1, color="k", lw=0.6)
     b.axhline(tol2, color="k", lw=0.6)
     a.set_xlabel(r"step size $\eta$ ($A = 1$)")
@@ -223,11 +220,10 @@ def dapo_figure(*, quick: bool, seed: int):
     correct = truncated_is_accumulation(reg, gamma=gamma)[0]
     wrong = transcribed_accumulation(reg, gamma=gamma)
     rtg = discounted_reward_to_go(reg, gamma=gamma)
-    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(65,)))
     L = 30 if quick else 200
-    r2 = np.abs(rng.normal(size=L))
-    err_c = np.abs(truncated_is_accumulation(r2, gamma=0.9)[0] - discounted_reward_to_go(r2, gamma=0.9))
-    err_w = np.abs(transcribed_accumulation(r2, gamma=0.9) - discounted_reward_to_go(r2, gamma=0.9))
+    exp = _experiment(f"baselines.fig.dapo_random_accumulation.L{L}", accumulation_errors, 1, L=L, gamma=0.9)
+    st = measure(exp, 1, seed=seed).stats
+    err_c, err_w = st["correct"][0], st["transcribed"][0]
     fig, (a, b) = new_figure(ncols=2)
     x = np.arange(4)
     a.bar(x - 0.25, rtg, 0.25, label="reward-to-go", color="0.6")
@@ -246,4 +242,4 @@ def dapo_figure(*, quick: bool, seed: int):
     b.legend()
     return fig, {"reg": reg.tolist(), "gamma": gamma, "correct": correct.tolist(), "transcribed": wrong.tolist(),
                  "reward_to_go": rtg.tolist(), "random_L": L, "max_err_correct": float(err_c.max()),
-                 "max_err_transcribed": float(err_w.max())}
+                 "max_err_transcribed": float(err_w.max()), "experiments": [exp.id]}

@@ -1,16 +1,19 @@
-"""Figures for linear Ensemble++ (spec ``ensemble.md`` §4).
+"""Figures for linear Ensemble++ (theory ``docs/theory/ensemble.md``).
 
 * ``ensemble_tracking_vs_m`` — sup tracking error vs M (log–log), random vs
-  Haar start, with the 2√(d/M) line;
+  Haar start on the same seeds, with the 2√(d/M) line;
 * ``ensemble_tracking_vs_d_T`` — the same error at M = 8d vs d, and vs T;
 * ``ensemble_regret_vs_m`` — final regret vs M per family, d ∈ {10, 50},
   K = 1000, T = 2000, 50 repetitions, with the exact-TS level and band;
-* ``ensemble_regret_curves`` — cumulative regret over time for TS, two
+* ``ensemble_regret_curves`` — cumulative regret over time for TS, three
   Ensemble++ families, classic ensemble sampling, LinUCB and greedy.
 
-``quick=True`` shrinks every size (a few seconds); the numbers plotted are
-returned as the figure's data.  The regret sweep uses the same chunks (seed,
-chunk size 5) as the ``ensemble.regret.finite.*`` claims.
+Every Monte Carlo number comes from :func:`proofs_check.engine.measure` of an
+experiment of :mod:`seqproj.ensemble` under the engine's seeding — the same
+experiments, hence the same chunks, the ``ensemble.tracking.*`` and
+``ensemble.regret.finite.*`` claims reduce.  ``quick=True`` measures smaller
+experiments of the same functions (a few seconds); the numbers plotted are
+returned as the figure's data.
 """
 from __future__ import annotations
 
@@ -18,32 +21,43 @@ import math
 
 import numpy as np
 
-from seqproj.ensemble.bandits import (SWEEP_FAMILIES, FiniteArmEnv, family_label, run_bandit,
-                             smallest_m_within, sweep_agents, sweep_ms)
-from seqproj.ensemble import sup_tracking_error
+from proofs_check.engine import measure
+from seqproj.ensemble import (FINITE_SWEEPS, SWEEP_FAMILIES, TRACK_SETUP, TRACKING_VS_D,
+                              TRACKING_VS_M, TRACKING_VS_T, RegretSweep, family_label, finite_sweep,
+                              smallest_m_within, tracking_experiment)
 
 from .style import figure, new_figure
 
-_SWEEP_MEMO: dict = {}
+#: Replicates plotted by the tracking figures (the claims use the first 10, 6 and 8).
+_TRACK_RUNS = {"M": 10, "d": 8, "T": 8}
+#: Repetitions plotted by the regret figures (the claims' default budget).
+_SWEEP_REPS = 50
 
 
-def regret_sweep(d: int, *, quick: bool, seed: int, executor=None, workers=None):
-    """The finite-arm sweep result (memoised per process)."""
-    key = (d, quick, seed)
-    if key not in _SWEEP_MEMO:
-        if quick:
-            env, T, reps, ms = FiniteArmEnv(d, 100), 200, 4, (1, 2, 4, 8 * d)
-            agents = sweep_agents(d, ms=ms)
-        else:
-            env, T, reps = FiniteArmEnv(d, 1000), 2000, 50
-            agents = sweep_agents(d)
-        _SWEEP_MEMO[key] = run_bandit(env, agents, T, reps, seed, executor=executor,
-                                      chunk_size=5, workers=workers)
-    return _SWEEP_MEMO[key]
+def _tracking(vary: str, quick: bool):
+    """The tracking experiment behind a panel, and the replicates to measure."""
+    if not quick:
+        return {"M": TRACKING_VS_M, "d": TRACKING_VS_D, "T": TRACKING_VS_T}[vary], _TRACK_RUNS[vary]
+    if vary == "M":
+        exp = tracking_experiment("M", (10, 40, 160), {**TRACK_SETUP, "T": 200},
+                                  starts=("random", "haar"), name="vs_M.quick")
+    elif vary == "d":
+        exp = tracking_experiment("d", (5, 10), {"T": 200, "K": 100, "M_per_d": 8}, name="vs_d.quick")
+    else:
+        exp = tracking_experiment("T", (50, 200), {"d": 10, "M": 80, "K": 100}, name="vs_T.quick")
+    return exp, 2
+
+
+def _sweep(d: int, quick: bool, seed: int) -> RegretSweep:
+    """The finite-arm sweep at ``d`` read back from its stored chunks."""
+    if quick:
+        exp = finite_sweep(d, K=100, T=200, ms=(1, 2, 4, 8 * d))
+        return RegretSweep.from_measurement(measure(exp, 4, seed=seed))
+    return RegretSweep.from_measurement(measure(FINITE_SWEEPS[d], _SWEEP_REPS, seed=seed))
 
 
 def _sweep_ds(quick):
-    return (3, 5) if quick else (10, 50)
+    return (3, 5) if quick else tuple(FINITE_SWEEPS)
 
 
 def _median_q(vals):
@@ -51,22 +65,26 @@ def _median_q(vals):
     return float(np.median(v)), float(np.quantile(v, 0.25)), float(np.quantile(v, 0.75))
 
 
+def _columns(stats, start="random"):
+    """Median and quartiles of each grid column of a tracking statistic."""
+    return [_median_q(col) for col in np.asarray(stats[start], float).T]
+
+
 @figure("ensemble_tracking_vs_m")
 def tracking_vs_m(*, quick: bool, seed: int):
-    d = 10
-    T = 200 if quick else 2000
-    ms = (10, 40, 160) if quick else (10, 20, 40, 80, 160, 320)
-    runs = 2 if quick else 10
-    g = np.random.default_rng(seed)
-    seeds = [int(s) for s in g.integers(0, 2**63, size=runs)]
-    data = {"d": d, "T": T, "K": 100, "M": list(ms), "runs": runs, "seeds": seeds}
+    exp, runs = _tracking("M", quick)
+    m = measure(exp, runs, seed=seed)
+    p = exp.params
+    d, T, ms = p["d"], p["T"], tuple(p["M"])
+    data = {"d": d, "T": T, "K": p["K"], "M": list(ms), "runs": m.trials, "seed": seed,
+            "experiment": exp.id}
     fig, ax = new_figure()
     for init, mk in (("random", "o"), ("haar", "s")):
-        stats = [_median_q([sup_tracking_error(d, M, T, s, init=init) for s in seeds]) for M in ms]
+        stats = _columns(m.stats, init)
         med = [s[0] for s in stats]
         data[init] = {"median": med, "q25": [s[1] for s in stats], "q75": [s[2] for s in stats]}
-        ax.errorbar(ms, med, yerr=[[m - s[1] for m, s in zip(med, stats)],
-                                   [s[2] - m for m, s in zip(med, stats)]],
+        ax.errorbar(ms, med, yerr=[[v - s[1] for v, s in zip(med, stats)],
+                                   [s[2] - v for v, s in zip(med, stats)]],
                     marker=mk, capsize=2, label=f"{init} start (median, IQR)")
     mm = np.geomspace(ms[0], ms[-1], 50)
     ax.plot(mm, 2 * np.sqrt(d / mm), "k--", lw=1, label=r"$2\sqrt{d/M}$")
@@ -76,35 +94,32 @@ def tracking_vs_m(*, quick: bool, seed: int):
     ax.set_yscale("log")
     ax.set_xlabel("ensemble size M")
     ax.set_ylabel(r"$\sup_{t\leq T}\|\Sigma_t^{-1/2}A_tA_t^\top\Sigma_t^{-1/2}-I\|$")
-    ax.set_title(f"d = {d}, K = 100 unit arms, T = {T}")
+    ax.set_title(f"d = {d}, K = {p['K']} unit arms, T = {T}")
     ax.legend()
     return fig, data
 
 
 @figure("ensemble_tracking_vs_d_T")
 def tracking_vs_d_T(*, quick: bool, seed: int):
-    ds = (5, 10) if quick else (5, 10, 20, 40)
-    Ts = (50, 200) if quick else (100, 300, 1000, 3000)
-    runs = 2 if quick else 8
-    T_d = 200 if quick else 2000
-    g = np.random.default_rng(seed)
-    seeds = [int(s) for s in g.integers(0, 2**63, size=runs)]
+    (exp_d, runs_d), (exp_T, runs_T) = _tracking("d", quick), _tracking("T", quick)
+    md, mT = measure(exp_d, runs_d, seed=seed), measure(exp_T, runs_T, seed=seed)
+    ds, Ts = tuple(exp_d.params["d"]), tuple(exp_T.params["T"])
+    sd, sT = _columns(md.stats), _columns(mT.stats)
     fig, (a1, a2) = new_figure(ncols=2)
-    sd = [_median_q([sup_tracking_error(d, 8 * d, T_d, s) for s in seeds]) for d in ds]
-    sT = [_median_q([sup_tracking_error(10, 80, T, s) for s in seeds]) for T in Ts]
-    for ax, xs, st, xl in ((a1, ds, sd, "d (M = 8d)"), (a2, Ts, sT, "T (d = 10, M = 80)")):
+    for ax, xs, st, xl in ((a1, ds, sd, "d (M = 8d)"),
+                           (a2, Ts, sT, f"T (d = {exp_T.params['d']}, M = {exp_T.params['M']})")):
         med = [s[0] for s in st]
-        ax.errorbar(xs, med, yerr=[[m - s[1] for m, s in zip(med, st)],
-                                   [s[2] - m for m, s in zip(med, st)]], marker="o", capsize=2)
+        ax.errorbar(xs, med, yerr=[[v - s[1] for v, s in zip(med, st)],
+                                   [s[2] - v for v, s in zip(med, st)]], marker="o", capsize=2)
         ax.set_xscale("log")
         ax.set_ylim(0, max(1.5, 1.2 * max(s[2] for s in st)))
         ax.set_xlabel(xl)
     a1.set_ylabel("sup tracking error (median, IQR)")
     a1.axhline(2 * math.sqrt(1 / 8), color="k", ls="--", lw=1, label=r"$2\sqrt{1/8}$")
     a1.legend()
-    data = {"d": list(ds), "T_for_d": T_d, "by_d": [list(s) for s in sd], "T": list(Ts),
-            "by_T": [list(s) for s in sT], "runs": runs, "seeds": seeds,
-            "columns": ["median", "q25", "q75"]}
+    data = {"d": list(ds), "T_for_d": exp_d.params["T"], "by_d": [list(s) for s in sd],
+            "T": list(Ts), "by_T": [list(s) for s in sT], "runs": [md.trials, mT.trials],
+            "seed": seed, "experiments": [exp_d.id, exp_T.id], "columns": ["median", "q25", "q75"]}
     return fig, data
 
 
@@ -114,8 +129,7 @@ def regret_vs_m(*, quick: bool, seed: int):
     fig, axes = new_figure(ncols=len(ds))
     data = {"d": list(ds), "seed": seed, "margin": 0.10, "panels": []}
     for ax, d in zip(axes, ds):
-        res = regret_sweep(d, quick=quick, seed=seed)
-        ms = sweep_ms(d) if not quick else (1, 2, 4, 8 * d)
+        res = _sweep(d, quick, seed)
         ts_m, (ts_lo, ts_hi) = res.final_mean_ci("TS")
         ax.axhspan(ts_lo, ts_hi, color="k", alpha=0.12, lw=0)
         ax.axhline(ts_m, color="k", lw=1.2, label="exact TS (95% CI)")
@@ -126,6 +140,7 @@ def regret_vs_m(*, quick: bool, seed: int):
             panel[lab] = [m, ci[0], ci[1]]
         for idx, pert in SWEEP_FAMILIES:
             fam = family_label(idx, pert)
+            ms = list(res.ms)
             vals = [res.final_mean_ci(f"{fam}[M={M}]") for M in ms]
             mean = [v[0] for v in vals]
             # lower bars clipped at 95% of the mean (log axis)
@@ -152,20 +167,17 @@ def regret_vs_m(*, quick: bool, seed: int):
 @figure("ensemble_regret_curves")
 def regret_curves(*, quick: bool, seed: int):
     d = _sweep_ds(quick)[-1]
-    res = regret_sweep(d, quick=quick, seed=seed)
+    res = _sweep(d, quick, seed)
     M = 8 * d
-    picks = ["TS", f"gaussian[M={M}]", f"sphere[M={M}]", f"ES[M={M}]", f"signed_coord[M={M}]",
-             "LinUCB", "Greedy"]
     fig, ax = new_figure()
-    t = np.arange(1, res.T + 1)
+    t = res.times
     data = {"d": d, "M": M, "T": res.T, "n_reps": res.n_reps, "seed": seed, "curves": {}}
-    step = max(1, res.T // 200)
-    for lab in picks:
-        i = res.index(lab)
-        ax.plot(t, res.mean[i], lw=1.2, label=lab)
-        ax.fill_between(t, res.lo[i], res.hi[i], alpha=0.15, lw=0)
-        data["curves"][lab] = {"t": t[::step].tolist(), "mean": res.mean[i, ::step].tolist(),
-                               "lo": res.lo[i, ::step].tolist(), "hi": res.hi[i, ::step].tolist()}
+    for lab in res.curve_labels:
+        mean, lo, hi = res.curve_mean_ci(lab)
+        ax.plot(t, mean, lw=1.2, label=lab)
+        ax.fill_between(t, lo, hi, alpha=0.15, lw=0)
+        data["curves"][lab] = {"t": t.tolist(), "mean": mean.tolist(), "lo": lo.tolist(),
+                               "hi": hi.tolist()}
     ax.set_yscale("log")
     ax.set_xlabel("round t")
     ax.set_ylabel("cumulative regret (mean, 95% CI)")

@@ -1,18 +1,26 @@
-"""Figures of the training–inference mismatch page (spec ``mismatch.md``).
+"""Figures of the training–inference mismatch topic (``docs/theory/mismatch.md``).
 
 * ``mismatch_horizon`` — worst-case remainder ``max_R |Error|`` vs ``T``
   (i.i.d. tilt, exact closed form, and count-state tilts, lower bounds) with the
-  bounds of §5, log–log, fitted slopes (± OLS standard error) in the legend.
+  bounds of §5, log–log, fitted slopes (± OLS standard error) in the legend
+  (exact closed forms).
 * ``mismatch_tightness`` — distribution of ``|Error|/B*`` over random pairs
-  from each generator (exact enumeration), with the per-generator maximum.
+  from each generator (exact enumeration per pair; the pairs are the trials of
+  the experiment ``TIGHTNESS``), with the per-generator maximum.
 * ``mismatch_estimators`` — exact bias and standard deviation of the §3
   estimators vs mismatch level and vs ``T`` (the length trap: sequence IS's
   variance and MIS's bias grow with ``T``).
 * ``mismatch_trm_acceptance`` — TRM-Max acceptance ``(1 − p)^T`` vs ``T``
-  (exact enumeration points on the curves) and the exact rate at which the
-  k2-max / k3-mean proxies accept a violating sequence.
-* ``mismatch_staleness`` — the update-size toy (§8): stale-policy KL vs ``k``
-  (drift ∝ k², noise ∝ k) and vs ``B`` (noise ∝ 1/B), fitted slopes.
+  (exact enumeration points on the curves) and the rate at which the TRM-Avg,
+  k2-max and k3-mean masks accept a violating response, from the trials that
+  the ``mismatch.trm.*`` claims read (experiment ``TRM_PATHS``).
+* ``mismatch_staleness`` — the update-size toy (§9): stale-policy KL vs ``k``
+  (drift ∝ k², exact; noise ∝ k) and vs ``B`` (noise ∝ 1/B), fitted slopes, and
+  the sampler–trainer KL along training for three step sizes — the noisy
+  panels read the experiments of the staleness claims.
+
+Monte Carlo goes through :func:`proofs_check.engine.measure` with the figure's
+seed (the same chunks as the claims that read the same experiments).
 """
 from __future__ import annotations
 
@@ -22,13 +30,14 @@ import matplotlib.ticker
 import numpy as np
 from scipy import stats
 
-from proofs_check.mismatch import trm_bounds_from_policies, worst_case_reward
-from proofs_check.mismatch.estimators import estimator_moments
-from proofs_check.mismatch.masks import proxy_acceptance, trm_acceptance
-from proofs_check.mismatch.tilt import count_state_tilt, iid_tilt_worst_case
-from proofs_check.mismatch.claims import (B_GRID, K_GRID, draw_pair, drift_k_curve, noise_B_curve,
-                                          noise_k_curve)
-from proofs_check.policies import GENERATORS, LinearSoftmaxPolicy, TabularPolicy, random_pair, uniform_mismatch
+from proofs_check.engine import measure
+from proofs_check.mismatch import count_state_tilt, estimator_moments, iid_tilt_worst_case, proxy_acceptance, \
+    trm_acceptance
+from proofs_check.mismatch.pairs import violation_pair
+from proofs_check.mismatch.tightness import TIGHTNESS, TIGHTNESS_SHAPES
+from proofs_check.mismatch.trm_oracle import TRM_PATHS, acceptance_given_violation
+from proofs_check.mismatch.update_size import B_GRID, K_GRID, NOISE_B, NOISE_K, SAMPLER_KL, drift_k_curve
+from proofs_check.policies import GENERATORS, LinearSoftmaxPolicy, TabularPolicy
 
 from .style import figure, new_figure
 
@@ -91,26 +100,19 @@ def fig_horizon(*, quick: bool, seed: int):
 @figure("mismatch_tightness")
 def fig_tightness(*, quick: bool, seed: int):
     n = 40 if quick else 400
-    rng = np.random.default_rng(seed)
-    shapes = [(2, 4), (3, 3)] if quick else [(2, 4), (2, 8), (3, 3), (4, 3)]
-    data = {"n_per_generator": n, "shapes": shapes, "seed": seed, "ratios": {}, "max": {}, "argmax": {}}
+    m = measure(TIGHTNESS, n, seed=seed)
+    data = {"n_per_generator": n, "shapes": [list(sh) for sh in TIGHTNESS_SHAPES], "seed": seed,
+            "experiment": TIGHTNESS.id, "ratios": {}, "max": {}, "argmax": {}}
     fig, ax = new_figure()
     all_r = []
     for g in GENERATORS:
-        rs, best = [], (0.0, None)
-        for i in range(n):
-            V, T = shapes[i % len(shapes)]
-            mu, pi = draw_pair(rng, g, V, T)
-            b = trm_bounds_from_policies(mu, pi)["unified"]
-            w = max(worst_case_reward(mu, pi).abs_error - 1e-13, 0.0)   # rounding allowance, as in the claims
-            r = w / b if b > 0 else 0.0
-            rs.append(r)
-            if r > best[0]:
-                best = (r, {"V": V, "T": T, "draw": i})
-        all_r.append(np.array(rs))
-        data["ratios"][g] = rs
-        data["max"][g] = best[0]
-        data["argmax"][g] = best[1]
+        r = m.stats[f"ratio[{g}]"]
+        i = int(np.argmax(r))
+        V, T = TIGHTNESS_SHAPES[int(m.stats[f"shape[{g}]"][i])]
+        all_r.append(r)
+        data["ratios"][g] = r.tolist()
+        data["max"][g] = float(r[i])
+        data["argmax"][g] = {"V": V, "T": T, "trial": i}
     floor = 1e-5
     ax.boxplot([np.maximum(r, floor) for r in all_r], showfliers=True, whis=(5, 95))
     ax.set_xticks(range(1, len(GENERATORS) + 1), GENERATORS)
@@ -132,20 +134,24 @@ def fig_estimators(*, quick: bool, seed: int):
     sigmas = np.geomspace(0.02, 1.0, 5 if quick else 10)
     Ts = [2, 4, 6, 8, 10] if quick else [2, 4, 6, 8, 10, 12, 14]
     names = ("naive", "token_tis", "seq_is", "seq_tis", "seq_mis", "geo_mask")
-    data = {"sigma": sigmas.tolist(), "T": Ts, "seed": seed, "C": 2.0, "by_sigma": {}, "by_T": {}}
-    lin = LinearSoftmaxPolicy.random(2, 6, d, seed)
-    R = np.random.default_rng(seed + 1).random(2 ** 6)
+    data = {"sigma": sigmas.tolist(), "T": Ts, "seed": seed, "C": 2.0, "by_sigma": {}, "by_T": {},
+            "note": "exact moments (enumeration) on instances drawn from one generator seeded by the figure seed"}
+    rng = np.random.default_rng(seed)       # the instances only: every moment is exact
+    lin = LinearSoftmaxPolicy.random(2, 6, d, rng)
+    R = rng.random(2 ** 6)
+    # uniform mismatch with common random numbers across σ: one noise draw, scaled by σ
+    noise = [rng.standard_normal(z.shape) for z in lin.tabular().logits]
     by_s = {k: ([], []) for k in names}
     for s in sigmas:
-        _, mu = uniform_mismatch(lin.tabular(), seed + 2, sigma=float(s))
+        mu = TabularPolicy([z + float(s) * e for z, e in zip(lin.tabular().logits, noise)])
         _, mom = estimator_moments(mu, lin, R, C=2.0, C_lo=0.8, C_hi=1.25)
         for k in names:
             by_s[k][0].append(mom[k].bias_norm)
             by_s[k][1].append(math.sqrt(mom[k].variance))
     by_T = {k: ([], []) for k in names}
     for T in Ts:
-        lt = LinearSoftmaxPolicy.random(2, T, d, seed, scale=4.0)
-        RT = np.random.default_rng(seed + 1).random(2 ** T)
+        lt = LinearSoftmaxPolicy.random(2, T, d, rng, scale=4.0)
+        RT = rng.random(2 ** T)
         # the sampler runs "hotter" than the trainer (logits × 0.6): on typical (likely) tokens
         # ρ_t > 1, so ρ(y) grows like ρ̄^T on typical responses — the length trap
         mu = TabularPolicy([0.6 * z for z in lt.tabular().logits])
@@ -182,12 +188,10 @@ def fig_trm_acceptance(*, quick: bool, seed: int):
         axes[0].semilogx(Ts, y, color=c, label=f"(1 − p)^T, p = {p:g}")
         data["curves"][str(p)] = {"T": [1, 16, 256, 1024, 4096], "acc": [trm_acceptance(p, t) for t in (1, 16, 256, 1024, 4096)]}
     # exact enumeration (constructed pair: positions 2..T at risk) on the formula's curve
-    from proofs_check.mismatch.claims import violation_pair
     pts = {}
     for p, c in ((0.05, "C6"), (0.2, "C7")):
         Tn = np.arange(2, 9 if quick else 13)
-        ex = [proxy_acceptance(*violation_pair(p, int(T))[:2], violation_pair(p, int(T))[2]).accept["trm_max"]
-              for T in Tn]
+        ex = [proxy_acceptance(*violation_pair(p, int(T))).accept["trm_max"] for T in Tn]
         axes[0].semilogx(Tn - 1, (1 - p) ** (Tn - 1), color=c, lw=0.8)
         axes[0].semilogx(Tn - 1, ex, "o", color=c, ms=3, label=f"exact enumeration, p = {p}")
         pts[str(p)] = {"positions_at_risk": (Tn - 1).tolist(), "exact": ex,
@@ -196,37 +200,28 @@ def fig_trm_acceptance(*, quick: bool, seed: int):
     axes[0].set_xlabel("T")
     axes[0].set_ylabel("TRM-Max acceptance")
     axes[0].legend(fontsize=6)
-    deltas = np.geomspace(0.005, 0.2, 6 if quick else 12)
-    n_pairs = 4 if quick else 30
-    fa = {k: [] for k in ("trm_avg", "k2_max", "k3_mean")}
-    for dl in deltas:
-        acc = {k: [] for k in fa}
-        for i in range(n_pairs):
-            mu, pi = random_pair("low_prob", 2, 8, seed * 1000 + i, sigma=1.0, tau=0.3)
-            pa = proxy_acceptance(mu, pi, float(dl))
-            for k in fa:
-                if pa.p_violation > 0:
-                    acc[k].append(pa.false_accept_given_violation[k])
-        for k in fa:
-            fa[k].append(float(np.mean(acc[k])) if acc[k] else float("nan"))
+    deltas = np.unique(np.append(np.geomspace(0.005, 0.2, 6 if quick else 12), 0.02))   # 0.02: the claims' δ
+    n_trials = 2_000 if quick else 10_000
+    m = measure(TRM_PATHS, n_trials, seed=seed)
+    fa = {k: acceptance_given_violation(m.stats, deltas, mask=k) for k in ("trm_avg", "k2_max", "k3_mean")}
     for k, c in zip(fa, ("C3", "C4", "C5")):
         axes[1].semilogx(deltas, fa[k], "o-", color=c, ms=3, label=k)
-    data["proxies"] = {"delta": deltas.tolist(), "P(accept | max KL > δ)": fa, "pairs_per_point": n_pairs,
-                       "generator": "low_prob (σ=1, τ=0.3), V=2, T=8"}
+    data["proxies"] = {"delta": deltas.tolist(), "P(accept | max KL > δ)": {k: v.tolist() for k, v in fa.items()},
+                       "trials": m.trials, "experiment": TRM_PATHS.id,
+                       "generator": "low_prob (draw_pair), fresh pair and one response per trial, V=2, T=6"}
     axes[1].set_xlabel("δ")
     axes[1].set_ylabel("P(accept | exact max KL > δ)")
-    axes[1].set_title("proxies admit violating sequences (exact)", fontsize=7)
+    axes[1].set_title(f"proxies admit violating responses ({m.trials} trials)", fontsize=7)
     axes[1].legend(fontsize=6)
     return fig, data
 
 
 @figure("mismatch_staleness")
 def fig_staleness(*, quick: bool, seed: int):
-    rng = np.random.default_rng(seed)
     reps = 2 if quick else 8
-    drift = drift_k_curve(rng, 1)[0]
-    noise = noise_k_curve(rng, reps, steps=40 if quick else 120)
-    nb = noise_B_curve(rng, reps, steps=20 if quick else 30)
+    drift = drift_k_curve(None, 1)[0]              # exact gradient: deterministic (the generator is unused)
+    noise = measure(NOISE_K, reps, seed=seed).stats["stale_kl"]
+    nb = measure(NOISE_B, reps, seed=seed).stats["one_step_kl"]
     fig, axes = new_figure(ncols=3)
     sd, sde = _fit(K_GRID, drift)
     nm = noise.mean(0)
@@ -250,26 +245,24 @@ def fig_staleness(*, quick: bool, seed: int):
     axes[1].set_ylabel("one-step KL")
     axes[1].legend(fontsize=6)
     axes[0].set_title("V=3, T=2 tabular toy, η = 0.05", fontsize=7)
-    # sampler–trainer KL along training: 4-step-stale sampler + fixed logit error (antithetic pair)
-    from proofs_check.mismatch.claims import _toy
-    from proofs_check.mismatch.staleness import run_sgd
-    th, R = _toy()
-    err = 0.02 * np.random.default_rng(seed + 7).standard_normal(th.size)
-    steps = 30 if quick else 80
+    # sampler–trainer KL along training: 4-step-stale sampler + fixed logit error (antithetic pair),
+    # the trials of mismatch.staleness.smaller_step_less_mismatch
+    n_runs = 4 if quick else 40
+    sk = measure(SAMPLER_KL, n_runs, seed=seed).stats
     sampler = {}
     for eta, c in ((0.025, "C0"), (0.05, "C1"), (0.1, "C3")):
-        ys = np.mean([run_sgd(th, R, 3, 2, eta=eta, steps=steps, B=16, logit_error=sg * err, staleness=4,
-                              rng=seed + 11).sampler_kl for sg in (1.0, -1.0)], axis=0)
-        axes[2].plot(np.arange(steps), ys, color=c, label=f"η = {eta}")
+        ys = sk[f"sampler_kl[{eta}]"].mean(axis=0)
+        axes[2].plot(np.arange(ys.size), ys, color=c, label=f"η = {eta}")
         sampler[str(eta)] = ys.tolist()
     axes[2].set_yscale("log")
     axes[2].set_xlabel("SGD step")
     axes[2].set_ylabel("KL(sampler ‖ trainer)")
-    axes[2].set_title("stale (k=4) sampler + logit error", fontsize=7)
+    axes[2].set_title(f"stale (k=4) sampler + logit error, mean of {n_runs} runs", fontsize=7)
     axes[2].legend(fontsize=6)
-    return fig, {"sampler_kl": sampler, "sampler_setup": {"k": 4, "err_scale": 0.02, "B": 16, "seed": seed + 11},
+    return fig, {"sampler_kl": sampler, "sampler_setup": {**SAMPLER_KL.params, "runs": n_runs},
                  "k": list(K_GRID), "drift": drift.tolist(), "noise_mean": nm.tolist(),
                  "noise_se": (noise.std(0, ddof=1) / math.sqrt(reps)).tolist(), "B": list(B_GRID),
                  "noiseB_mean": bm.tolist(), "slopes": {"drift_k": [sd, sde], "noise_k": [sn, sne],
                                                         "noise_B": [sb, sbe]},
-                 "replicates": reps, "seed": seed, "toy": "V=3, T=2, toy_seed 0"}
+                 "replicates": reps, "seed": seed, "toy": "V=3, T=2, toy_seed 0",
+                 "experiments": [NOISE_K.id, NOISE_B.id, SAMPLER_KL.id]}

@@ -8,17 +8,20 @@ For ``p = softmax(z)`` and a sampled token ``a``: ``∇_z log p_a = e_a − p`` 
 pass and is stable for logits of any size.
 
 References: "The Optimal Token Baseline" (arXiv 2602.07078) and "Logit Dynamics
-in Softmax Policy Gradient Methods" (arXiv 2506.12912); spec
-``baselines.md`` §2 and §4 (CONFIRMED).
+in Softmax Policy Gradient Methods" (arXiv 2506.12912); theory
+``docs/theory/baselines.md#proxy`` and ``#logit-dynamics`` (CONFIRMED).  The
+mpmath versions (``*_mp``) evaluate the definitions at high precision, one
+context at a time.
 """
 from __future__ import annotations
 
 import numpy as np
 from scipy.special import logsumexp
 
-from .engine.validate import check_finite_array
+from .engine.validate import check_finite_array, check_real
 
-__all__ = ["log_softmax", "softmax", "sum_pi_squared", "logit_gradient_energy"]
+__all__ = ["log_softmax", "softmax", "sum_pi_squared", "logit_gradient_energy", "softmax_mp",
+           "sum_pi_squared_mp", "logit_gradient_energy_mp"]
 
 
 def log_softmax(logits) -> np.ndarray:
@@ -59,15 +62,8 @@ def logit_gradient_energy(logits, actions) -> np.ndarray:
     that it is accurate (not a difference of nearly equal numbers) when
     ``p_a → 1``.
     """
-    z = check_finite_array("logits", logits)
-    a = np.asarray(actions)
-    if a.dtype.kind not in "iu":
-        raise TypeError(f"actions must be integer token ids, got dtype {a.dtype}")
-    if a.shape != z.shape[:-1]:
-        raise ValueError(f"actions shape {a.shape} must equal logits.shape[:-1] = {z.shape[:-1]}")
+    z, a = _logits_actions(logits, actions)
     V = z.shape[-1]
-    if a.size and (a.min() < 0 or a.max() >= V):
-        raise ValueError(f"actions must lie in [0, {V - 1}], got range [{a.min()}, {a.max()}]")
     logp = log_softmax(z)
     logp_a = np.take_along_axis(logp, a[..., None], axis=-1)[..., 0]
     p_a = np.exp(logp_a)
@@ -83,7 +79,48 @@ def logit_gradient_energy(logits, actions) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------
-# the softmax score and one-step logit dynamics (spec baselines.md §4)
+# mpmath versions (one context at a time): the definitions at high precision
+# ---------------------------------------------------------------------------
+
+def softmax_mp(logits, *, dps: int = 50) -> list:
+    """``softmax(z)`` of one context (a 1-D sequence of floats) as ``mpf`` numbers at ``dps`` digits."""
+    import mpmath
+
+    z = check_finite_array("logits", logits, ndim=1)
+    if z.size < 1:
+        raise ValueError("logits must be a non-empty 1-D array")
+    with mpmath.workdps(dps):
+        zm = [mpmath.mpf(float(v)) for v in z]
+        top = max(zm)
+        w = [mpmath.exp(v - top) for v in zm]
+        tot = mpmath.fsum(w)
+        return [x / tot for x in w]
+
+
+def sum_pi_squared_mp(logits, *, dps: int = 50) -> float:
+    """:func:`sum_pi_squared` of one context from its definition ``Σ_b p_b²`` at ``dps`` digits."""
+    import mpmath
+
+    p = softmax_mp(logits, dps=dps)
+    with mpmath.workdps(dps):
+        return float(mpmath.fsum(x * x for x in p))
+
+
+def logit_gradient_energy_mp(logits, action: int, *, dps: int = 50) -> float:
+    """:func:`logit_gradient_energy` of one context from its definition ``‖e_a − softmax(z)‖²`` at
+    ``dps`` digits (rounded to the nearest float at the end)."""
+    import mpmath
+
+    p = softmax_mp(logits, dps=dps)
+    a = int(action)
+    if not 0 <= a < len(p):
+        raise ValueError(f"action must lie in [0, {len(p) - 1}], got {action!r}")
+    with mpmath.workdps(dps):
+        return float(mpmath.fsum(((1 if b == a else 0) - p[b]) ** 2 for b in range(len(p))))
+
+
+# ---------------------------------------------------------------------------
+# the softmax score and one-step logit dynamics (theory baselines.md#logit-dynamics)
 # ---------------------------------------------------------------------------
 
 def _logits_actions(logits, actions):
@@ -115,7 +152,7 @@ def softmax_score(logits, actions) -> np.ndarray:
     .. math:: s_j = \delta_{ja} - p_j, \qquad \sum_j s_j = 0.
 
     ``logits`` is ``z`` (shape ``(..., V)``), ``actions`` is ``a`` (shape ``(...)``).
-    Source: spec ``baselines.md`` §2 (CONFIRMED).
+    Theory: ``docs/theory/baselines.md#proxy`` (CONFIRMED).
     """
     z, a = _logits_actions(logits, actions)
     s = -softmax(z)
@@ -137,9 +174,8 @@ def logit_update(logits, actions, advantage, *, eta: float) -> np.ndarray:
     The chosen logit moves by ``ηA(1 − p_a)``, every other logit by ``−ηA p_j``.
     ``advantage`` (``A``) broadcasts against ``logits.shape[:-1]``; ``eta`` is
     the step size ``η > 0``.  Source: "Logit Dynamics in Softmax Policy
-    Gradient Methods" (arXiv 2506.12912); spec ``baselines.md`` §4 (CONFIRMED).
+    Gradient Methods" (arXiv 2506.12912); theory ``baselines.md#logit-dynamics`` (CONFIRMED).
     """
-    from .engine.validate import check_real
     eta = check_real("eta", eta, lo=0.0, lo_open=True)
     z, a = _logits_actions(logits, actions)
     A = _broadcast_real("advantage", advantage, a.shape)
@@ -149,9 +185,8 @@ def logit_update(logits, actions, advantage, *, eta: float) -> np.ndarray:
 def logit_update_norm(logits, actions, advantage, *, eta: float) -> np.ndarray:
     r"""``‖Δz‖ = η |A| sqrt(1 − 2 p_a + Σ_b p_b²)`` (closed form, no Δz formed).
 
-    Source: spec ``baselines.md`` §4 (CONFIRMED).
+    Theory: ``baselines.md#logit-dynamics`` (CONFIRMED).
     """
-    from .engine.validate import check_real
     eta = check_real("eta", eta, lo=0.0, lo_open=True)
     z, a = _logits_actions(logits, actions)
     A = _broadcast_real("advantage", advantage, a.shape)
@@ -179,9 +214,8 @@ def first_order_logprob_change(logits, actions, advantage, *, eta: float) -> np.
 
     .. math:: \Delta \log p_i \approx \eta A\,[(\delta_{ia} - p_i) - (p_a - \textstyle\sum_b p_b^2)]
 
-    Exact to ``O(η²)``.  Source: spec ``baselines.md`` §4 (DERIVED).
+    Exact to ``O(η²)``.  Theory: ``baselines.md#logit-dynamics`` (DERIVED).
     """
-    from .engine.validate import check_real
     eta = check_real("eta", eta, lo=0.0, lo_open=True)
     z, a = _logits_actions(logits, actions)
     A = _broadcast_real("advantage", advantage, a.shape)
@@ -246,8 +280,8 @@ def second_order_kl(logits, delta_z) -> np.ndarray:
     .. math:: \mathrm{KL}(p\,\|\,p') \approx \tfrac12 \Delta z^\top(\operatorname{diag} p - p p^\top)\Delta z
               = \tfrac12 \operatorname{Var}_{j\sim p}(\Delta z_j)
 
-    computed as the variance form (no cancellation).  Source: spec
-    ``baselines.md`` §4 (DERIVED).
+    computed as the variance form (no cancellation).  Theory:
+    ``baselines.md#logit-dynamics`` (DERIVED).
     """
     z = check_finite_array("logits", logits)
     dz = check_finite_array("delta_z", delta_z)
@@ -296,11 +330,9 @@ def breaking_step_size(logits, actions, advantage, *, order: int = 1, tol: float
     (absolute).  ``order=2``: the second-order KL, error relative to the exact
     KL.  A geometric grid of 400 points on ``[eta_lo, eta_hi]`` locates the first
     crossing; bisection refines it.  Returns ``inf`` if the error never exceeds
-    ``tol`` on the grid.  Source: spec ``baselines.md`` §4 ("the toolkit should
-    find the step sizes where these approximations break").
+    ``tol`` on the grid.  Theory: ``baselines.md#logit-dynamics``.
     """
-    from .engine.validate import check_real
-    order = int(check_choice_order(order))
+    order = int(_check_order(order))
     tol = check_real("tol", tol, lo=0.0, lo_open=True)
     eta_lo = check_real("eta_lo", eta_lo, lo=0.0, lo_open=True)
     eta_hi = check_real("eta_hi", eta_hi, lo=eta_lo, lo_open=True)
@@ -328,7 +360,7 @@ def breaking_step_size(logits, actions, advantage, *, order: int = 1, tol: float
     return float("inf")
 
 
-def check_choice_order(order):
+def _check_order(order):
     if order not in (1, 2):
         raise ValueError(f"order must be 1 (log-prob change) or 2 (KL), got {order!r}")
     return order

@@ -21,7 +21,7 @@ def prove_logit_energy_identity(V: int) -> bool:
     """``‖e_a − softmax(z)‖² = 1 − 2 p_a + Σ_b p_b²`` for symbolic logits.
 
     With ``p_b = e^{z_b} / Σ_c e^{z_c}`` for symbols ``z_1..z_V`` and every
-    choice of ``a``.  Source: spec ``baselines.md`` §2 (CONFIRMED).
+    choice of ``a``.  Theory: ``docs/theory/baselines.md#proxy`` (CONFIRMED).
     """
     V = check_int("V", V, lo=2, hi=12)
     z = sp.symbols(f"z0:{V}", real=True)
@@ -48,7 +48,7 @@ def prove_logit_energy_identity_general() -> bool:
               \quad 1 \le a \le V.
 
     (It needs no normalisation of ``p``.)  ``Σ_b δ_{ab} f(b)`` is evaluated by
-    sympy to ``f(a)`` under ``a ≤ V``.  Source: spec ``baselines.md`` §2.
+    sympy to ``f(a)`` under ``a ≤ V``.  Theory: ``baselines.md#proxy``.
     """
     V, a, b = sp.symbols("V a b", integer=True, positive=True)
     p = sp.IndexedBase("p")
@@ -62,7 +62,7 @@ def prove_zero_sum_logit_update(V: int | None = None) -> bool:
 
     ``V`` an int in [2, 12]: explicit symbols ``z_1..z_V`` and every ``a``;
     ``V=None``: symbolic ``V`` with ``p_b = e^{z_b}/Σ_c e^{z_c}``.
-    Source: spec ``baselines.md`` §4 (DERIVED).
+    Theory: ``baselines.md#logit-dynamics`` (DERIVED).
     """
     eta, A = sp.symbols("eta A", real=True)
     if V is None:
@@ -95,7 +95,7 @@ def prove_telescoping_ratio(T: int | None = None) -> bool:
     ``Q(t) = Π_{j≥t} ρ_j`` (so ``Q(t) = ρ_t Q(t+1)``, ``Q(1) = Π ρ``,
     ``Q(T+1) = 1``) sympy must rewrite each summand as ``Q(t) − Q(t+1)`` and
     evaluate the telescoping ``Σ_{t=1}^T`` to ``Q(1) − Q(T+1)``.  Source: the
-    tangent/remainder split of spec ``mismatch.md`` §4; listed in issue 6 (DERIVED).
+    tangent/remainder split, theory ``docs/theory/mismatch.md#decomposition`` (DERIVED).
     """
     if T is None:
         t, Ts = sp.symbols("t T", integer=True, positive=True)
@@ -117,9 +117,9 @@ def prove_otb_equal_weights(N: int | None = None) -> bool:
 
     .. math:: \frac{\sum_i m_i G_i W}{\sum_i m_i W} = \frac{\sum_i m_i G_i}{\sum_i m_i}
 
-    (spec ``baselines.md`` §3 step 4 without the ``1e-8`` guard; ``m_i`` the
+    (step 4 of the implementation without the ``1e-8`` guard; ``m_i`` the
     mask at the position).  ``N`` an int in [1, 12]: explicit symbols;
-    ``None``: symbolic group size.  Source: spec ``baselines.md`` §3 (DERIVED).
+    ``None``: symbolic group size.  Theory: ``baselines.md#otb-implementation`` (DERIVED).
     """
     W = sp.symbols("W", positive=True)
     if N is None:
@@ -139,7 +139,7 @@ def prove_otb_equal_weights(N: int | None = None) -> bool:
 def prove_otb_scale_invariance(N: int) -> bool:
     """Scaling every ``w`` (hence every ``W``) by ``c > 0`` leaves ``B_t`` unchanged (no guard).
 
-    Source: spec ``baselines.md`` §3 properties (DERIVED).
+    Theory: ``baselines.md#otb-implementation`` (DERIVED).
     """
     N = check_int("N", N, lo=1, hi=12)
     c = sp.symbols("c", positive=True)
@@ -154,7 +154,7 @@ def prove_kl_second_order(V: int) -> bool:
     r"""``KL(p ‖ softmax(z + εd))`` has Taylor expansion ``½ε² dᵀ(diag p − ppᵀ)d + O(ε³)``.
 
     Explicit symbols ``z_1..z_V``, ``d_1..d_V``; the series in ``ε`` to order 2
-    must equal the quadratic form.  Source: spec ``baselines.md`` §4 (DERIVED).
+    must equal the quadratic form.  Theory: ``baselines.md#logit-dynamics`` (DERIVED).
     """
     V = check_int("V", V, lo=2, hi=4)
     eps = sp.symbols("epsilon", real=True)

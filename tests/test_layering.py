@@ -114,7 +114,7 @@ def test_imports_point_one_way():
     ("proofs_check.engine.stats", "from ..policies import TabularPolicy\n"),
     ("proofs_check.policies", "from proofs_check.mismatch import bounds\n"),
     ("seqproj.columns", "from proofs_check.baselines import toy\n"),
-    ("seqproj.ensemble.core", "from seqproj.claims import register\n"),
+    ("seqproj.ensemble", "from seqproj.claims import register\n"),
     ("proofs_check.mismatch.bounds", "from paper_figs import style\n"),
     ("paper_figs.style", "from proofs_check import cli\n"),
 ])

@@ -1,7 +1,7 @@
 r"""Divergence-augmented policy optimization: the trajectory KL, its gradient,
 and the truncated-IS accumulation of a per-step divergence.
 
-* Chain rule (DERIVED, spec ``baselines.md`` §5):
+* Chain rule (DERIVED, ``docs/theory/baselines.md#divergence-augmentation``):
   ``KL(P^π ‖ P^μ) = Σ_t E_{c∼d_t^π} KL(π(·|c) ‖ μ(·|c))``
   (:func:`trajectory_kl` vs :func:`trajectory_kl_chain`).
 * Gradient form (DERIVED): with ``ℓ_k = log(π/μ)(y_k|c_k)``,
@@ -18,23 +18,32 @@ and the truncated-IS accumulation of a per-step divergence.
   documented counterexample: on ``(1, 10, 100, 1000)``, ``γ = 0.5`` it gives
   ``(426, 760, 600, 1000)`` against the reward-to-go ``(156, 310, 600, 1000)``.
 
+Chunk functions ``f(rng, n, *, ...)`` on random tabular pairs ``(π, μ)``:
+:func:`dapo_chain_cases`, :func:`dapo_gradient_cases`,
+:func:`accumulation_onpolicy_cases`, :func:`per_decision_cases`; and
+:func:`accumulation_errors` (named statistics, for the figure).
+
 Source: "Divergence-Augmented Policy Optimization" (Wang, Li, Xiong, Zhang;
-NeurIPS 2019); spec ``baselines.md`` §5 (partly CONFIRMED; the identities
-DERIVED; the transcription ours).
+NeurIPS 2019; paper key ``dapo-div``) — the setting; the identities are our
+derivation and the transcription ours.  Theory page
+``docs/theory/baselines.md#divergence-augmentation``.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from proofs_check.engine.validate import check_finite_array, check_real
+from proofs_check.engine.validate import check_choice, check_finite_array, check_real
+from proofs_check.policies import TabularPolicy, check_pair, context_distributions, sequence_log_probs
+
+from .population import exact_model
 
 __all__ = ["trajectory_kl", "trajectory_kl_chain", "kl_gradient_reward_to_go", "kl_gradient_complex_step",
            "truncated_is_accumulation", "transcribed_accumulation", "discounted_reward_to_go",
-           "per_decision_is_check"]
+           "per_decision_is_check", "dapo_chain_cases", "dapo_gradient_cases", "accumulation_onpolicy_cases",
+           "per_decision_cases", "accumulation_errors"]
 
 
 def _pair(pi, mu):
-    from proofs_check.policies import TabularPolicy, check_pair
     if not isinstance(pi, TabularPolicy) or not isinstance(mu, TabularPolicy):
         raise TypeError("pi and mu must be TabularPolicy instances")
     check_pair(mu, pi)
@@ -43,7 +52,6 @@ def _pair(pi, mu):
 
 def trajectory_kl(pi, mu) -> float:
     """``KL(P^π ‖ P^μ) = Σ_y P^π(y) log(P^π(y)/P^μ(y))`` by direct enumeration."""
-    from proofs_check.policies import sequence_log_probs
     _pair(pi, mu)
     lp, lm = sequence_log_probs(pi), sequence_log_probs(mu)
     return float(np.sum(np.exp(lp) * (lp - lm)))
@@ -51,7 +59,6 @@ def trajectory_kl(pi, mu) -> float:
 
 def trajectory_kl_chain(pi, mu) -> float:
     """``Σ_t E_{c∼d_t^π} KL(π(·|c) ‖ μ(·|c))`` (the chain-rule side)."""
-    from proofs_check.policies import context_distributions
     V, T = _pair(pi, mu)
     d = context_distributions(pi)
     total = 0.0
@@ -77,7 +84,6 @@ def _per_step_log_ratio(pi, mu):
 
 def kl_gradient_reward_to_go(pi, mu) -> list:
     r"""``E_π[Σ_t s_t Σ_{k≥t} ℓ_k]`` with respect to π's tabular logits: list of ``(V**t, V)`` tables."""
-    from proofs_check.baselines import exact_model
     V, T = _pair(pi, mu)
     model = exact_model(pi, np.zeros(V ** T))
     ell = _per_step_log_ratio(pi, mu)
@@ -158,7 +164,7 @@ def truncated_is_accumulation(reg, rho=None, *, gamma: float, rho_bar: float = n
     IS-corrected value from ``k`` on.  With all ``ρ = 1`` (on-policy) and no
     truncation, ``D`` is the discounted reward-to-go; with no truncation,
     ``E_μ[V_0] = E_π[Σ_j γ^j reg_j]``.  Returns ``(D, V)`` (``V`` without the
-    trailing 0).  Source: spec ``baselines.md`` §5 (DERIVED).
+    trailing 0).  Theory: ``baselines.md#divergence-augmentation`` (DERIVED).
     """
     reg, rho = _check_traj(reg, rho)
     gamma = check_real("gamma", gamma, lo=0.0, hi=1.0)
@@ -177,7 +183,7 @@ def truncated_is_accumulation(reg, rho=None, *, gamma: float, rho_bar: float = n
 
 def transcribed_accumulation(reg, rho=None, *, gamma: float, rho_bar: float = np.inf,
                              c_bar: float = np.inf) -> np.ndarray:
-    r"""COUNTEREXAMPLE — our transcription of the released recursion (spec §5), kept to document it.
+    r"""COUNTEREXAMPLE — our transcription of the released recursion, kept to document it.
 
     Start ``D_{L−1} = reg_{L−1}``, ``V = min(ρ̄, ρ_{L−1}) reg_{L−1}``; for
     ``k = L−1`` down to 1: ``D_{k−1} = reg_{k−1} + γV``, then
@@ -208,7 +214,6 @@ def per_decision_is_check(pi, mu, reg_tables, *, gamma: float, recursion: str = 
     ``ρ_0 · D_0`` of :func:`transcribed_accumulation` (the same IS weighting of
     the first step), which does not match.
     """
-    from proofs_check.policies import sequence_log_probs
     V, T = _pair(pi, mu)
     gamma = check_real("gamma", gamma, lo=0.0, hi=1.0)
     if recursion not in ("correct", "transcribed"):
@@ -234,3 +239,73 @@ def per_decision_is_check(pi, mu, reg_tables, *, gamma: float, recursion: str = 
         else:
             est[y] = rho[y, 0] * transcribed_accumulation(reg[y], rho[y], gamma=gamma)[0]
     return float(Pmu @ est), target
+
+
+# ---------------------------------------------------------------------------
+# random cases (chunk functions)
+# ---------------------------------------------------------------------------
+
+def dapo_chain_cases(rng, n, *, V: int, T: int):
+    """``KL(P^π‖P^μ)`` by enumeration vs the chain rule; scale ``Σ_y P^π(y)(|log P^π(y)| + |log P^μ(y)|)``,
+    the sensitivity of the ``V**T``-term sum to a unit roundoff in every log-probability."""
+    lhs, rhs, sc = np.empty(n), np.empty(n), np.empty(n)
+    for i in range(n):
+        pi, mu = TabularPolicy.random(V, T, rng, scale=1.5), TabularPolicy.random(V, T, rng, scale=1.5)
+        lhs[i], rhs[i] = trajectory_kl(pi, mu), trajectory_kl_chain(pi, mu)
+        lp, lm = sequence_log_probs(pi), sequence_log_probs(mu)
+        sc[i] = float(np.exp(lp) @ (np.abs(lp) + np.abs(lm)))
+    return lhs, rhs, sc
+
+
+def dapo_gradient_cases(rng, n, *, V: int, T: int):
+    """The reward-to-go form of ``∇_θ KL(P^π‖P^μ)`` vs the complex-step derivative, ``n`` random pairs."""
+    lhs, rhs = [], []
+    for _ in range(n):
+        pi, mu = TabularPolicy.random(V, T, rng, scale=1.5), TabularPolicy.random(V, T, rng, scale=1.5)
+        lhs += [x.ravel() for x in kl_gradient_reward_to_go(pi, mu)]
+        rhs += [x.ravel() for x in kl_gradient_complex_step(pi, mu)]
+    return np.concatenate(lhs), np.concatenate(rhs)
+
+
+def accumulation_onpolicy_cases(rng, n, *, recursion: str):
+    """All ratios 1, no truncation: the accumulation vs the discounted reward-to-go.
+
+    Scale of entry ``k``: ``Σ_{j≥k} γ^{j−k} |reg_j|`` (the accumulated terms; the per-step
+    values span five decades, so an absolute or mixed tolerance would not fit every entry).
+    """
+    check_choice("recursion", recursion, ("correct", "transcribed"))
+    lhs, rhs, sc = [], [], []
+    for _ in range(n):
+        L = int(rng.integers(2, 40))
+        reg = rng.normal(size=L) * 10 ** rng.uniform(-1, 3, L)
+        gamma = float(rng.uniform(0.1, 1.0))
+        if recursion == "correct":
+            D = truncated_is_accumulation(reg, gamma=gamma)[0]
+        else:
+            D = transcribed_accumulation(reg, gamma=gamma)
+        lhs.append(D)
+        rhs.append(discounted_reward_to_go(reg, gamma=gamma))
+        sc.append(discounted_reward_to_go(np.abs(reg), gamma=gamma))
+    return np.concatenate(lhs), np.concatenate(rhs), np.concatenate(sc)
+
+
+def per_decision_cases(rng, n, *, V: int, T: int):
+    """``(E_μ[V_0], E_π[Σ_j γ^j reg_j])`` of the correct recursion, ``n`` random pairs and per-step tables."""
+    lhs, rhs = np.empty(n), np.empty(n)
+    for i in range(n):
+        pi, mu = TabularPolicy.random(V, T, rng, scale=1.0), TabularPolicy.random(V, T, rng, scale=1.0)
+        reg = [rng.normal(size=(V ** t, V)) for t in range(T)]
+        lhs[i], rhs[i] = per_decision_is_check(pi, mu, reg, gamma=float(rng.uniform(0.5, 1.0)))
+    return lhs, rhs
+
+
+def accumulation_errors(rng, n, *, L: int, gamma: float) -> dict:
+    """``n`` random per-step divergences ``|reg| ∼ |N(0, 1)|`` of length ``L`` (all ratios 1): the errors
+    ``|D_k − reward-to-go_k|`` of the correct and of the transcribed recursion, ``(n, L)`` each."""
+    out = {"correct": np.empty((n, L)), "transcribed": np.empty((n, L))}
+    for i in range(n):
+        reg = np.abs(rng.normal(size=L))
+        rtg = discounted_reward_to_go(reg, gamma=gamma)
+        out["correct"][i] = np.abs(truncated_is_accumulation(reg, gamma=gamma)[0] - rtg)
+        out["transcribed"][i] = np.abs(transcribed_accumulation(reg, gamma=gamma) - rtg)
+    return out

@@ -2,7 +2,8 @@ r"""The headline claim in a toy: REINFORCE with each baseline at group sizes
 ``N ∈ {2, 4, 8, 16, 32}`` under a fixed budget of sampled tokens.
 
 Task (ours; the paper's setting is Qwen models on maths — CONFIRMED only as the
-abstract's claim that OTB at ``N = 4`` matches ``N = 32``, spec §3):
+abstract's claim that OTB at ``N = 4`` matches ``N = 32``; theory
+``baselines.md#toy-headline``):
 
 * ``n_prompts`` prompts; prompt ``k`` asks for token ``k``. A response is
   ``T`` tokens from a vocabulary of ``V``; the reward is sparse and terminal,
@@ -34,13 +35,13 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from proofs_check.baselines import (global_bstar_advantage, group_mean_advantage, optimal_token_baseline_advantage,
-                        rloo_advantage)
 from proofs_check.engine.validate import as_generator, check_choice, check_int, check_real
 
+from .group import global_bstar_advantage, group_mean_advantage, rloo_advantage
+from .otb import optimal_token_baseline_advantage
+
 __all__ = ["CountTask", "TOY_KINDS", "exact_return", "sample_batch", "advantages", "policy_gradient",
-           "TrainResult", "train", "gradient_variance", "SweepResult", "group_size_sweep",
-           "mean_interval", "diff_interval", "best_lr_comparison", "learning_auc"]
+           "TrainResult", "checkpoints", "train", "batch_gradients", "gradient_variance", "gradient_variance_estimate"]
 
 TOY_KINDS = ("none", "mean", "rloo", "global_bstar", "otb")
 
@@ -220,6 +221,11 @@ def _group_plan(batch_size, N):
     return batch_size // N
 
 
+def checkpoints(steps: int, eval_every: int) -> np.ndarray:
+    """The steps at which :func:`train` evaluates ``J``: 0, every ``eval_every``-th step, and the last."""
+    return np.array([0] + [s for s in range(1, steps + 1) if s % eval_every == 0 or s == steps])
+
+
 def train(task: CountTask, kind: str, N: int, *, steps: int, batch: int = 32, lr: float = 0.5,
           seed: int = 0, eval_every: int = 10, theta0=None) -> TrainResult:
     """REINFORCE with baseline ``kind`` and group size ``N`` for ``steps`` updates of ``batch`` responses."""
@@ -233,7 +239,7 @@ def train(task: CountTask, kind: str, N: int, *, steps: int, batch: int = 32, lr
     rng = np.random.default_rng(np.random.SeedSequence(check_int("seed", seed, lo=0)))
     theta = task.initial_theta() if theta0 is None else np.array(theta0, dtype=float)
     group_ids = np.repeat(np.arange(n_groups), N)
-    ck, rets, norms = [0], [exact_return(theta, task)], []
+    rets, norms = [exact_return(theta, task)], []
     for step in range(1, steps + 1):
         prompts = np.repeat(rng.integers(0, task.n_prompts, n_groups), N)
         b = sample_batch(theta, task, prompts, rng)
@@ -241,132 +247,40 @@ def train(task: CountTask, kind: str, N: int, *, steps: int, batch: int = 32, lr
         norms.append(float(np.sqrt(np.sum(grad * grad))))
         theta = theta + lr * grad
         if step % eval_every == 0 or step == steps:
-            ck.append(step)
             rets.append(exact_return(theta, task))
-    ck = np.array(ck)
+    ck = checkpoints(steps, eval_every)
     return TrainResult(kind=kind, N=N, seed=seed, steps=ck, tokens=ck * batch * task.T,
                        returns=np.array(rets), grad_norms=np.array(norms))
 
 
-def gradient_variance(theta, task: CountTask, kind: str, N: int, *, batch: int = 32, reps: int = 200,
-                      rng=0) -> tuple:
-    """Unbiased estimate of ``E‖ĝ − E ĝ‖²`` (one step's estimator at fixed θ) and its standard error.
-
-    ``reps`` independent batches; ``Σ_j ‖ĝ_j − ḡ‖²/(reps − 1)``; the standard
-    error is from the spread of ``‖ĝ_j − ḡ‖²``.
-    """
+def batch_gradients(theta, task: CountTask, kinds, N: int, *, batch: int, rng) -> dict:
+    """One step's estimator ``ĝ`` (flat) at ``θ`` under each baseline of ``kinds``, all from one batch:
+    ``batch / N`` prompts drawn uniformly, ``N`` responses each (common random numbers across kinds)."""
     g = as_generator(rng)
-    reps = check_int("reps", reps, lo=2)
     n_groups = _group_plan(batch, N)
+    prompts = np.repeat(g.integers(0, task.n_prompts, n_groups), N)
+    b = sample_batch(theta, task, prompts, g)
     group_ids = np.repeat(np.arange(n_groups), N)
-    G = np.empty((reps, task.n_states * task.V))
-    for j in range(reps):
-        prompts = np.repeat(g.integers(0, task.n_prompts, n_groups), N)
-        b = sample_batch(theta, task, prompts, g)
-        G[j] = policy_gradient(b, advantages(kind, b, group_ids), task.n_states).ravel()
+    return {kind: policy_gradient(b, advantages(kind, b, group_ids), task.n_states).ravel() for kind in kinds}
+
+
+def gradient_variance_estimate(G) -> tuple:
+    """``(estimate, standard error)`` of ``E‖ĝ − E ĝ‖²`` from independent draws ``G`` (reps, P).
+
+    ``Σ_j ‖ĝ_j − ḡ‖²/(reps − 1)`` (unbiased); the standard error is from the
+    spread of ``‖ĝ_j − ḡ‖² · reps/(reps − 1)``.
+    """
+    G = np.asarray(G, dtype=float)
+    reps = check_int("reps", G.shape[0], lo=2)
     d = np.sum((G - G.mean(axis=0)) ** 2, axis=1) * reps / (reps - 1)
     return float(d.mean()), float(d.std(ddof=1) / np.sqrt(reps))
 
 
-def mean_interval(x, level: float = 0.95) -> tuple:
-    """``(mean, lo, hi)`` — a Student-t interval over seeds."""
-    from scipy import stats
-    x = np.asarray(x, dtype=float)
-    m = float(x.mean())
-    if x.size < 2:
-        return m, float("nan"), float("nan")
-    h = float(stats.t.ppf(0.5 + level / 2, x.size - 1) * x.std(ddof=1) / np.sqrt(x.size))
-    return m, m - h, m + h
-
-
-def diff_interval(x, y, level: float = 0.95) -> tuple:
-    """``(mean(x) − mean(y), lo, hi)`` — Welch interval (independent seeds)."""
-    from scipy import stats
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    d = float(x.mean() - y.mean())
-    vx, vy = x.var(ddof=1) / x.size, y.var(ddof=1) / y.size
-    se = np.sqrt(vx + vy)
-    if se == 0:
-        return d, d, d
-    df = (vx + vy) ** 2 / (vx ** 2 / (x.size - 1) + vy ** 2 / (y.size - 1))
-    h = float(stats.t.ppf(0.5 + level / 2, df) * se)
-    return d, d - h, d + h
-
-
-@dataclass(frozen=True)
-class SweepResult:
-    """Final returns (per seed) and training curves for each ``(kind, N)``."""
-
-    task: dict
-    kinds: tuple
-    Ns: tuple
-    seeds: int
-    steps: int
-    batch: int
-    lr: float
-    root_seed: int
-    final: dict  # "kind/N" -> list of final returns over seeds
-    curves: dict  # "kind/N" -> mean return per checkpoint
-    checkpoints: list
-    grad_norm_mean: dict  # "kind/N" -> mean gradient norm per step (over seeds)
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    def summary(self, kind: str, N: int) -> tuple:
-        return mean_interval(self.final[f"{kind}/{N}"])
-
-
-def _seed_for(root, kind_idx, N, s):
-    return int(np.random.SeedSequence(root, spawn_key=(kind_idx, N, s)).generate_state(1)[0])
-
-
-def group_size_sweep(task: CountTask, *, kinds=TOY_KINDS, Ns=(2, 4, 8, 16, 32), seeds: int = 8,
-                     steps: int = 200, batch: int = 32, lr: float = 0.5, root_seed: int = 0,
-                     eval_every: int = 10) -> SweepResult:
-    """Train every ``(kind, N)`` for ``seeds`` seeds at an equal token budget ``steps·batch·T``.
-
-    Seed ``s`` of ``N`` uses the same training seed for every baseline
-    (common random numbers across baselines at equal ``N``).
-    """
-    final, curves, gn = {}, {}, {}
-    ck = None
-    for ki, kind in enumerate(kinds):
-        for N in Ns:
-            runs = [train(task, kind, N, steps=steps, batch=batch, lr=lr,
-                          seed=_seed_for(root_seed, 0, N, s), eval_every=eval_every) for s in range(seeds)]
-            key = f"{kind}/{N}"
-            final[key] = [r.final_return for r in runs]
-            curves[key] = np.mean([r.returns for r in runs], axis=0).tolist()
-            gn[key] = np.mean([r.grad_norms for r in runs], axis=0).tolist()
-            ck = runs[0].steps.tolist()
-    return SweepResult(task=task.to_dict(), kinds=tuple(kinds), Ns=tuple(Ns), seeds=seeds, steps=steps,
-                       batch=batch, lr=lr, root_seed=root_seed, final=final, curves=curves,
-                       checkpoints=ck, grad_norm_mean=gn)
-
-
-def learning_auc(result: "TrainResult") -> float:
-    """Area under the exact-return curve per token, normalised to [0, 1] (trapezoid over checkpoints)."""
-    x = np.asarray(result.tokens, dtype=float)
-    y = np.asarray(result.returns, dtype=float)
-    return float(np.sum((y[1:] + y[:-1]) * np.diff(x)) / 2 / (x[-1] - x[0]))
-
-
-def best_lr_comparison(task: CountTask, configs, lrs, *, seeds: int = 10, steps: int = 40, batch: int = 32,
-                       root_seed: int = 0, eval_every: int = 2) -> dict:
-    """Final return and learning-curve area (AUC, :func:`learning_auc`) of each ``(kind, N)`` at each
-    step size in ``lrs`` (mean and 95% t-interval over seeds), and the best step size per
-    configuration chosen on the mean AUC (the intervals are not corrected for that selection)."""
-    out = {}
-    for kind, N in configs:
-        rows = {}
-        for lr in lrs:
-            runs = [train(task, kind, N, steps=steps, batch=batch, lr=lr,
-                          seed=_seed_for(root_seed, 1, N, s), eval_every=eval_every) for s in range(seeds)]
-            finals = [r.final_return for r in runs]
-            aucs = [learning_auc(r) for r in runs]
-            rows[float(lr)] = {"finals": finals, "aucs": aucs, "final_mean_lo_hi": mean_interval(finals),
-                               "auc_mean_lo_hi": mean_interval(aucs)}
-        best = max(rows, key=lambda k: rows[k]["auc_mean_lo_hi"][0])
-        out[f"{kind}/{N}"] = {"by_lr": rows, "best_lr": best}
-    return out
+def gradient_variance(theta, task: CountTask, kind: str, N: int, *, batch: int = 32, reps: int = 200,
+                      rng=0) -> tuple:
+    """:func:`gradient_variance_estimate` over ``reps`` independent batches (:func:`batch_gradients`) at ``θ``."""
+    g = as_generator(rng)
+    reps = check_int("reps", reps, lo=2)
+    _group_plan(batch, N)
+    return gradient_variance_estimate([batch_gradients(theta, task, (kind,), N, batch=batch, rng=g)[kind]
+                                       for _ in range(reps)])

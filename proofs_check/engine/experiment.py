@@ -97,6 +97,8 @@ def as_arrays(stats: Mapping[str, Any]) -> dict[str, np.ndarray]:
 _MEMO: "OrderedDict[tuple, dict]" = OrderedDict()
 _MEMO_LOCK = threading.Lock()
 _MEMO_MAX = 4096
+#: Stores whose chunks of an experiment were spot-checked by this process.
+_SPOT_CHECKED: set = set()
 
 
 def _memo_chunks(key, n_chunks: int) -> dict:
@@ -121,6 +123,7 @@ def clear_measurements() -> None:
     """Forget every chunk measured in this process (e.g. after patching code in a test)."""
     with _MEMO_LOCK:
         _MEMO.clear()
+        _SPOT_CHECKED.clear()
 
 
 @dataclass(frozen=True)
@@ -150,8 +153,11 @@ def experiment_chunks(experiment: Experiment, n_chunks: int, *, seed: int, execu
     name = f"experiment:{experiment.id}"
     try:
         store = ChunkStore.open(out, name, header, resume=True)
+        checked = (str(store.db_path), name, fp, int(seed), experiment.chunk_size)
         try:
-            spot_check(store, experiment.chunk_task(), seed)
+            if checked not in _SPOT_CHECKED and not have:   # once per process and store
+                spot_check(store, experiment.chunk_task(), seed)
+                _SPOT_CHECKED.add(checked)
         except ResultFileError:
             store.close()
             raise

@@ -11,7 +11,7 @@ import numbers
 import numpy as np
 
 __all__ = ["as_generator", "check_int", "check_real", "check_open_unit", "check_finite_array",
-           "check_choice", "check_bool", "shown"]
+           "check_choice", "check_bool", "check_instance", "shown"]
 
 
 def as_generator(rng, name: str = "rng") -> np.random.Generator:
@@ -109,6 +109,14 @@ def check_finite_array(name: str, value, *, ndim: int | None = None, dtype=float
         bad = np.argwhere(~np.isfinite(arr))[0]
         raise ValueError(f"{name} contains NaN or inf (first at index {tuple(int(i) for i in bad)})")
     return arr
+
+
+def check_instance(name: str, value, cls):
+    """``value`` must be an instance of ``cls`` (a class or a tuple of classes)."""
+    if not isinstance(value, cls):
+        want = " or ".join(c.__name__ for c in (cls if isinstance(cls, tuple) else (cls,)))
+        raise TypeError(f"{name} must be a {want}, got {shown(value)}")
+    return value
 
 
 def check_bool(name: str, value) -> bool:

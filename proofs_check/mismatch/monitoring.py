@@ -165,6 +165,11 @@ def verl_is_weights(old_log_prob, rollout_log_prob, response_mask, *, level: str
                     clamp: float = 20.0) -> np.ndarray:
     """IS weights ``r = π_old/π_rollout`` (token) or ``Π_t r_t`` (sequence, broadcast over tokens).
 
+    Token level: each token's log-ratio is clamped to ``±clamp`` before ``exp``.
+    Sequence level: the *sum* of the unclamped token log-ratios is clamped to
+    ``±clamp``, as veRL does — for log-ratios (25, −24, 0.1) the weight is
+    ``e^{1.1} = 3.004``; clamping each token first would give
+    ``e^{20 − 20 + 0.1} = 1.105``.
     ``mode="truncate"``: ``min(r, upper)``; ``mode="lo_hi"``: ``r`` inside
     ``[lower, upper]`` and 0 outside (``lower`` defaults to ``1/upper``).
     Padding gets weight 0.
@@ -175,12 +180,16 @@ def verl_is_weights(old_log_prob, rollout_log_prob, response_mask, *, level: str
     lower = 1.0 / upper if lower is None else check_real("lower", lower, lo=0.0)
     if lower > upper:
         raise ValueError(f"IS thresholds must satisfy lower ≤ upper, got lower={lower} > upper={upper}")
-    stats = verl_statistics(old_log_prob, rollout_log_prob, response_mask, clamp=clamp)
-    m = check_padded(response_mask)[0]
+    clamp = check_real("clamp", clamp, lo=0.0, lo_open=True)
+    m, a, b = check_padded(response_mask, old_log_prob, rollout_log_prob,
+                           names=("old_log_prob", "rollout_log_prob"))
+    if m.size == 0:
+        raise ValueError("response_mask must hold at least one sequence and one position")
+    raw = np.where(m, a - b, 0.0)
     if level == "token":
-        w = np.exp(stats["log_ratio"])
+        w = np.exp(np.clip(raw, -clamp, clamp))
     else:
-        s = np.clip(stats["log_ratio"].sum(axis=1), -clamp, clamp)
+        s = np.clip(raw.sum(axis=1), -clamp, clamp)
         w = np.broadcast_to(np.exp(s)[:, None], m.shape).copy()
     if mode == "truncate":
         w = np.minimum(w, upper)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from proofs_check.policies import TabularPolicy, check_reward, sample_responses, sequence_kl, sequence_log_probs
-from proofs_check.engine.validate import as_generator, check_choice, check_finite_array, check_int, check_real
+from proofs_check.engine.validate import check_instance, as_generator, check_choice, check_finite_array, check_int, check_real
 
 __all__ = ["exact_gradient", "sampled_gradient", "bf16_round", "SGDTrace", "run_sgd", "staleness_kl",
            "fisher_quadratic"]
@@ -38,6 +38,7 @@ def _unflatten(theta, V, T):
 
 def exact_gradient(policy: TabularPolicy, reward) -> np.ndarray:
     """``∇_z J`` for every logit ``z_t(c, v)``: ``d_t^π(c) π(v|c)(Q(c, v) − V(c))``, flat."""
+    check_instance('policy', policy, TabularPolicy)
     V, T = policy.V, policy.T
     r = check_reward(reward, V, T)
     from proofs_check.policies import context_distributions
@@ -55,6 +56,7 @@ def exact_gradient(policy: TabularPolicy, reward) -> np.ndarray:
 
 def sampled_gradient(policy: TabularPolicy, reward, tokens) -> np.ndarray:
     """``(1/B) Σ_i R(y_i) Σ_t (e_{y_t} − π(·|c_t))`` placed at the logits of ``c_t`` (flat)."""
+    check_instance('policy', policy, TabularPolicy)
     V, T = policy.V, policy.T
     y = np.asarray(tokens)
     B = y.shape[0]
@@ -74,7 +76,7 @@ def sampled_gradient(policy: TabularPolicy, reward, tokens) -> np.ndarray:
 
 def bf16_round(x) -> np.ndarray:
     """Round to 8 significant bits (bfloat16's mantissa), round-half-even, in float64."""
-    x = np.asarray(x, dtype=float)
+    x = check_finite_array("x", x)
     m, e = np.frexp(x)
     return np.ldexp(np.round(m * 256.0) / 256.0, e)
 
@@ -82,6 +84,7 @@ def bf16_round(x) -> np.ndarray:
 def fisher_quadratic(policy: TabularPolicy, direction) -> float:
     """``½ uᵀ F u`` for the sequence-level Fisher ``F`` of the logits (exact, by
     enumeration): ``½ Var_{y∼π}[u · ∇ log P(y)]``."""
+    check_instance('policy', policy, TabularPolicy)
     V, T = policy.V, policy.T
     u = check_finite_array("direction", direction, ndim=1)
     if u.size != policy.n_params:
@@ -156,6 +159,7 @@ def run_sgd(theta0, reward, V: int, T: int, *, eta: float, steps: int, B: int = 
 
 def staleness_kl(trace: SGDTrace, k: int, *, burn_in: int = 0) -> float:
     """Mean over steps ``s ≥ burn_in + k`` of ``KL(P^{θ_{s−k}} ‖ P^{θ_s})`` (exact)."""
+    check_instance('trace', trace, SGDTrace)
     k = check_int("k", k, lo=1)
     n = trace.thetas.shape[0]
     if burn_in + k >= n:

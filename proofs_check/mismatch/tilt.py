@@ -48,8 +48,9 @@ def compositions(T: int, V: int, *, max_count: int = 5_000_000) -> np.ndarray:
 
     Refuses (ValueError with the count) above ``max_count``.
     """
-    T = check_int("T", T, lo=0)
-    V = check_int("V", V, lo=2)
+    T = check_int("T", T, lo=0, hi=10 ** 9)
+    V = check_int("V", V, lo=2, hi=10 ** 6)
+    max_count = check_int("max_count", max_count, lo=1)
     total = math.comb(T + V - 1, V - 1)
     if total > max_count:
         raise ValueError(f"{total} count vectors for T={T}, V={V} exceed max_count={max_count}")

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from proofs_check.engine.validate import check_instance
+
 from .sequences import context_distributions, sequence_log_probs, sequence_probs
 from .tabular import DEFAULT_MAX_BYTES, TabularPolicy, check_enumerable, check_pair
 
@@ -76,6 +78,8 @@ def sequence_kl(mu: TabularPolicy, pi: TabularPolicy, *, max_bytes: int = DEFAUL
 
 def sequence_kl_chain(mu: TabularPolicy, pi: TabularPolicy, *, max_bytes: int = DEFAULT_MAX_BYTES) -> float:
     """``Σ_t E_{c∼d_t^μ} KL(c)`` — the chain-rule form of ``D_KL^seq``."""
+    check_instance('mu', mu, TabularPolicy)
+    check_instance('pi', pi, TabularPolicy)
     d = context_distributions(mu, max_bytes=max_bytes)
     return float(sum(dt @ kt for dt, kt in zip(d, per_context_kl(mu, pi))))
 

@@ -14,7 +14,7 @@ import math
 import numpy as np
 from scipy.special import logsumexp
 
-from ..engine.validate import as_generator, check_choice, check_int, check_real
+from ..engine.validate import check_instance, as_generator, check_choice, check_int, check_real
 from .tabular import DEFAULT_MAX_BYTES, TabularPolicy, _check_prob_vector, _log_softmax
 
 __all__ = ["GENERATORS", "uniform_mismatch", "sparse_mismatch", "low_probability_mismatch", "iid_tilt_pair",
@@ -26,6 +26,7 @@ GENERATORS = ("uniform", "sparse", "low_prob", "iid_tilt")
 
 def uniform_mismatch(mu: TabularPolicy, rng, *, sigma: float = 0.1) -> tuple:
     """``π`` = ``μ`` with Gaussian noise ``N(0, σ²)`` on every logit.  Returns ``(mu, pi)``."""
+    check_instance('mu', mu, TabularPolicy)
     sigma = check_real("sigma", sigma, lo=0.0)
     g = as_generator(rng)
     return mu, TabularPolicy([z + sigma * g.standard_normal(z.shape) for z in mu.logits])
@@ -50,6 +51,7 @@ def sparse_mismatch(mu: TabularPolicy, rng, *, n_flips: int = 2, p_mu: float = 0
     depth uniformly (so shallow, frequently visited prefixes are hit too).
     Returns ``(mu', pi)`` — both are modified at the flipped prefixes.
     """
+    check_instance('mu', mu, TabularPolicy)
     n_flips = check_int("n_flips", n_flips, lo=0)
     p_mu = check_real("p_mu", p_mu, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     p_pi = check_real("p_pi", p_pi, lo=0.0, hi=1.0, lo_open=True, hi_open=True)

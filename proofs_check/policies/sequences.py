@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine.validate import as_generator, check_int
+from ..engine.validate import check_instance, as_generator, check_int
 from .tabular import DEFAULT_MAX_BYTES, TabularPolicy, check_enumerable, check_pair, check_reward
 
 __all__ = ["prefix_log_probs", "sequence_log_probs", "sequence_probs", "context_distributions",
@@ -49,6 +49,7 @@ def sequence_log_probs(policy: TabularPolicy, *, max_bytes: int = DEFAULT_MAX_BY
 
 def context_distributions(policy: TabularPolicy, *, max_bytes: int = DEFAULT_MAX_BYTES) -> list:
     """``d_t(c) = P(y_{≤t} = c)`` for depth ``t = 0..T−1`` (spec position ``t+1``; cached)."""
+    check_instance('policy', policy, TabularPolicy)
     got = policy._cache.get("ctx")
     if got is None:
         got = [np.exp(a) for a in prefix_log_probs(policy, max_bytes=max_bytes)[:-1]]
@@ -60,6 +61,7 @@ def context_distributions(policy: TabularPolicy, *, max_bytes: int = DEFAULT_MAX
 
 def sequence_probs(policy: TabularPolicy, *, max_bytes: int = DEFAULT_MAX_BYTES) -> np.ndarray:
     """``P^π(y)`` for all sequences (``exp`` of :func:`sequence_log_probs`; cached)."""
+    check_instance('policy', policy, TabularPolicy)
     got = policy._cache.get("seqp")
     if got is None:
         got = np.exp(sequence_log_probs(policy, max_bytes=max_bytes))
@@ -70,6 +72,7 @@ def sequence_probs(policy: TabularPolicy, *, max_bytes: int = DEFAULT_MAX_BYTES)
 
 def expected_return(policy: TabularPolicy, reward, *, max_bytes: int = DEFAULT_MAX_BYTES) -> float:
     """``J(π) = Σ_y P^π(y) R(y)`` (exact)."""
+    check_instance('policy', policy, TabularPolicy)
     r = check_reward(reward, policy.V, policy.T)
     return float(sequence_probs(policy, max_bytes=max_bytes) @ r)
 
@@ -138,6 +141,7 @@ def token_log_probs(policy: TabularPolicy, tokens) -> tuple:
     ``(n, T)`` and ``logp_full[i, t, :] = log π(· | c_t)`` of shape ``(n, T, V)``
     (the full-vocabulary log-probs, as a sampler would store logits).
     """
+    check_instance('policy', policy, TabularPolicy)
     y = np.asarray(tokens)
     V, T = policy.V, policy.T
     if y.ndim != 2 or y.shape[1] != T or y.dtype.kind not in "iu":

@@ -1,10 +1,55 @@
-"""Linear Ensemble++ / HyperAgent (spec ``ensemble.md``): the incremental
-posterior factor and hypermodel (:mod:`.core`), index and perturbation
-families (:mod:`.index_families`), linear bandits with Thompson sampling and
-Ensemble++ agents (:mod:`.bandits`).  Claims live in :mod:`.claims`, loaded
-by the registry through the ``theorycheck.claims`` entry point, not here.
-"""
-from .core import *  # noqa: F401,F403
-from .core import __all__ as _core_all
+"""Linear Ensemble++ / HyperAgent (theory page ``docs/theory/ensemble.md``).
 
-__all__ = list(_core_all)
+Modules, each named after what it computes:
+
+* :mod:`.index_families` — index ζ and perturbation z laws;
+* :mod:`.posterior_factor` — :class:`LinearEnsemblePP`, the incremental
+  posterior mean and factor (and the Haar start :func:`haar_rows`);
+* :mod:`.batch_posterior` — the batch solutions it must reproduce (ridge
+  posterior, classic ensemble sampling);
+* :mod:`.hypermodel` — HyperAgent's :class:`LinearHypermodel` trained by (S)GD;
+* :mod:`.tracking` — the tracking error ‖Σ^{-1/2}AAᵀΣ^{-1/2} − I‖ and its
+  supremum under adaptive play;
+* :mod:`.diagnosis` — what went wrong, in words (:func:`diagnose_factor`,
+  :func:`checked_cholesky`, :func:`anticoncentration`);
+* :mod:`.equivalences`, :mod:`.failure_modes` — random cases of the
+  equivalences and of the failure modes (chunk functions of the claims);
+* :mod:`.environments`, :mod:`.agents`, :mod:`.cholesky_update`,
+  :mod:`.bandits` — linear bandits, agent specifications, the rank-one
+  Cholesky kernels of exact TS, the lock-step simulator and runner;
+* :mod:`.regret_sweep` — the finite-arm regret sweep as an experiment, and
+  the smallest ensemble size within 10% of TS.
+
+Claims live in :mod:`.claims` (a package by family), loaded by the registry
+through the ``theorycheck.claims`` entry point — never imported from here.
+"""
+from .agents import *  # noqa: F401,F403
+from .agents import __all__ as _agents
+from .bandits import *  # noqa: F401,F403
+from .bandits import __all__ as _bandits
+from .batch_posterior import *  # noqa: F401,F403
+from .batch_posterior import __all__ as _batch
+from .cholesky_update import *  # noqa: F401,F403
+from .cholesky_update import __all__ as _cholesky
+from .diagnosis import *  # noqa: F401,F403
+from .diagnosis import __all__ as _diagnosis
+from .environments import *  # noqa: F401,F403
+from .environments import __all__ as _environments
+from .equivalences import *  # noqa: F401,F403
+from .equivalences import __all__ as _equivalences
+from .failure_modes import *  # noqa: F401,F403
+from .failure_modes import __all__ as _failure_modes
+from .hypermodel import *  # noqa: F401,F403
+from .hypermodel import __all__ as _hypermodel
+from .index_families import *  # noqa: F401,F403
+from .index_families import __all__ as _index_families
+from .posterior_factor import *  # noqa: F401,F403
+from .posterior_factor import __all__ as _posterior_factor
+from .regret_sweep import *  # noqa: F401,F403
+from .regret_sweep import __all__ as _regret_sweep
+from .tracking import *  # noqa: F401,F403
+from .tracking import __all__ as _tracking
+
+__all__ = [*_posterior_factor, *_batch, *_hypermodel, *_tracking, *_diagnosis, *_index_families,
+           *_equivalences, *_failure_modes, *_environments, *_agents, *_cholesky, *_bandits,
+           *_regret_sweep]

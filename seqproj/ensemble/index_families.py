@@ -17,8 +17,8 @@ family             index ζ                         perturbation z
 ``sparse``         s coordinates, ±1, ·√(M/s)      same support law, ·1/√s
 =================  ==============================  ===============================
 
-See "Scalable Exploration via Ensemble++" (arXiv 2407.13195), §3 and the
-authors' code; spec ``ensemble.md`` §2 (CONFIRMED from code).  The second
+See "Scalable Exploration via Ensemble++" (arXiv 2407.13195, key ``ensemblepp``)
+and the authors' code; theory ``ensemble.md#families`` (CONFIRMED from code).  The second
 moments are exact (DERIVED): e.g. for ``sparse`` a coordinate is in the
 support with probability s/M and then has square M/s (index) or 1/s
 (perturbation); distinct coordinates have independent signs.
@@ -37,7 +37,7 @@ __all__ = ["INDEX_FAMILIES", "PERTURBATION_FAMILIES", "sample_index", "sample_pe
 
 #: Families accepted for the index ζ.
 INDEX_FAMILIES = ("gaussian", "sphere", "cube", "signed_coord", "one_hot", "sparse")
-#: Families accepted for the perturbation z (one-hot has none: spec §2 table).
+#: Families accepted for the perturbation z (one-hot has none: theory ``ensemble.md#families``).
 PERTURBATION_FAMILIES = ("gaussian", "sphere", "cube", "signed_coord", "sparse")
 
 
@@ -101,7 +101,7 @@ def sample_perturbation(family: str, M: int, rng, size: int | None = None, *, s:
     classic ensemble sampling pairs a one-hot index with ``gaussian``).
     """
     if family == "one_hot":
-        raise ValueError("perturbation family 'one_hot' is not defined (spec ensemble.md §2: "
+        raise ValueError("perturbation family 'one_hot' is not defined (theory ensemble.md#families: "
                          "classic ensemble sampling uses a one-hot index with Gaussian "
                          f"perturbations); choose one of {sorted(PERTURBATION_FAMILIES)}")
     check_choice("perturbation family", family, PERTURBATION_FAMILIES)
@@ -115,6 +115,6 @@ def sample_perturbation(family: str, M: int, rng, size: int | None = None, *, s:
 
 def sample_rows(family: str, d: int, M: int, rng, *, s: int = 2) -> np.ndarray:
     r"""A ``d × M`` matrix B whose rows follow the perturbation law, so
-    :math:`\mathbb E[BB^\top] = I_d` (the random start of spec §2, step 1)."""
+    :math:`\mathbb E[BB^\top] = I_d` (the random start of theory ``ensemble.md#update``)."""
     d = check_int("d", d, lo=1)
     return sample_perturbation(family, M, rng, size=d, s=s)

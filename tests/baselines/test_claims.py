@@ -60,3 +60,24 @@ def test_roles_and_expected_verdicts():
     assert {c.id for c in cs if c.expected == "refuted"} == {
         "baselines.dapo.transcribed_recursion", "baselines.toy.headline",
         "baselines.variance.shared.otb_le_global_bstar", "baselines.variance.shared.otb_le_mean"}
+
+
+def test_sources_are_structured_and_resolve():
+    """Every claim cites registered papers or none (our derivations), and a section of the theory page."""
+    import re
+    from pathlib import Path
+
+    from proofs_check.engine import Source
+    from proofs_check.papers import PAPERS
+    page = Path(__file__).resolve().parents[2] / "docs" / "theory" / "baselines.md"
+    anchors = set(re.findall(r'<a id="([^"]+)"></a>', page.read_text(encoding="utf-8")))
+    for c in claims("baselines"):
+        s = c.source
+        assert isinstance(s, Source), c.id
+        assert all(k in PAPERS for k in s.papers), c.id
+        p, anchor = s.theory.split("#")
+        assert p == "baselines.md" and anchor in anchors, c.id
+        assert "spec" not in (s.note + s.where), c.id
+        if c.label == "DERIVED":
+            assert s.papers == (), f"{c.id}: our derivation cites no paper"
+        assert not re.search(r"<=|>=|\beps\b|sqrt", c.statement), c.id

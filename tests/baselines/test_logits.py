@@ -5,19 +5,13 @@ from hypothesis import given, settings, strategies as st
 
 from proofs_check.logits import (approximation_errors, breaking_step_size, first_order_logprob_change,
                                  kl_after_update, kl_divergence, log_softmax, logit_gradient_energy,
-                                 logit_update, logit_update_norm, logprob_change, second_order_kl, softmax,
-                                 softmax_score, sum_pi_squared)
+                                 logit_gradient_energy_mp, logit_update, logit_update_norm, logprob_change,
+                                 second_order_kl, softmax, softmax_score, sum_pi_squared, sum_pi_squared_mp)
 
 
 def mp_energy(z, a, dps=60):
-    with mpmath.workdps(dps):
-        zm = [mpmath.mpf(float(v)) for v in z]
-        top = max(zm)
-        w = [mpmath.exp(v - top) for v in zm]
-        tot = mpmath.fsum(w)
-        p = [x / tot for x in w]
-        return float(mpmath.fsum(((1 if b == a else 0) - p[b]) ** 2 for b in range(len(z)))), \
-            float(mpmath.fsum(x * x for x in p))
+    """The mpmath versions (definitions at ``dps`` digits) of the energy and of ``Σp²``."""
+    return logit_gradient_energy_mp(z, a, dps=dps), sum_pi_squared_mp(z, dps=dps)
 
 
 def test_uniform_exact_values():

@@ -1,10 +1,14 @@
 """Mutation checks: every family of ``baselines.*`` claims must change its verdict when the code
 under test is broken.
 
-Each test monkeypatches the function where the claim's case generator looks it up (the
-``baseline_claims`` namespace for names it imports, the library module for calls made inside the
-library), runs the claim with the serial executor, ``out=None``, seed 0 at a small budget, and
-asserts (a) the unmutated verdict at that budget and (b) a different verdict after the mutation.
+Each test monkeypatches the function where the claim's case generator looks it up (the library
+module whose namespace the generator reads), runs the claim with the serial executor, ``out=None``,
+seed 0 at a small budget, and asserts (a) the unmutated verdict at that budget and (b) a different
+verdict after the mutation.  Measured experiments are forgotten around each run (the memo is keyed
+by the experiment's fingerprint, which a monkeypatch does not change).  The variance inequalities
+re-check float64 violations in mpmath, an independent implementation that a float-only mutation
+does not reach: their mutation tests run the claim without that check (the float search must catch
+the mutation by itself), and one test shows the mpmath check rejecting a float-only mutation.
 """
 from __future__ import annotations
 
@@ -14,24 +18,35 @@ import numpy as np
 import pytest
 from scipy.special import logsumexp
 
-import proofs_check.baselines.claims as bc
-import proofs_check.baselines.core as bl
 import proofs_check.baselines.dapo as dapo
+import proofs_check.baselines.instances as inst
+import proofs_check.baselines.logit_dynamics as ld
+import proofs_check.baselines.moments as mom
+import proofs_check.baselines.population as pop
+import proofs_check.baselines.proxy as px
+import proofs_check.baselines.ragged as rg
 import proofs_check.logits as lg
-from proofs_check.engine import get_claim
+from proofs_check.engine import clear_measurements, get_claim
 from proofs_check.engine.verify import verify_claim
 
 
-def run(cid: str, budget: int | None = None) -> str:
-    return verify_claim(get_claim(cid), budget=budget, seed=0, out=None).verdict
+def run(cid: str, budget: int | None = None, *, mp: bool = True):
+    claim = get_claim(cid)
+    if not mp:
+        claim = dataclasses.replace(claim, evaluate_mp=None)
+    clear_measurements()
+    try:
+        return verify_claim(claim, budget=budget, seed=0, out=None)
+    finally:
+        clear_measurements()
 
 
-def check(monkeypatch, cid, budget, target, name, broken, normal="holds"):
+def check(monkeypatch, cid, budget, target, name, broken, normal="holds", *, mp: bool = True):
     """Assert ``normal`` before and a different verdict after ``setattr(target, name, broken)``."""
-    assert run(cid, budget) == normal
+    assert run(cid, budget, mp=mp).verdict == normal
     with monkeypatch.context() as m:
         m.setattr(target, name, broken)
-        mutated = run(cid, budget)
+        mutated = run(cid, budget, mp=mp).verdict
     assert mutated != normal, f"{cid}: the mutation of {name} did not change the verdict ({mutated})"
     return mutated
 
@@ -52,11 +67,11 @@ def unshifted_collision(logits):
 
 
 def test_proxy_identity_detects_a_cancelling_energy(monkeypatch):
-    assert check(monkeypatch, "baselines.proxy.identity", 100, bc, "logit_gradient_energy", naive_energy) == "refuted"
+    assert check(monkeypatch, "baselines.proxy.identity", 100, px, "logit_gradient_energy", naive_energy) == "refuted"
 
 
 def test_proxy_collision_detects_an_unshifted_logsumexp(monkeypatch):
-    assert check(monkeypatch, "baselines.proxy.collision", 100, bc, "sum_pi_squared", unshifted_collision) == "refuted"
+    assert check(monkeypatch, "baselines.proxy.collision", 100, px, "sum_pi_squared", unshifted_collision) == "refuted"
 
 
 def _with_proxy(model, proxy):
@@ -65,7 +80,7 @@ def _with_proxy(model, proxy):
 
 def model_without_collision_term(policy, reward, **kw):
     """``exact_model`` whose proxy forgets ``Σ_{b≠a} p_b²``: ``(1 − p_a)²`` only."""
-    m = bl.exact_model(policy, reward, **kw)
+    m = pop.exact_model(policy, reward, **kw)
     idx = np.arange(m.n_seq)
     proxy = np.empty_like(m.proxy)
     for t in range(m.T):
@@ -76,23 +91,23 @@ def model_without_collision_term(policy, reward, **kw):
 
 def model_with_shifted_proxy(policy, reward, **kw):
     """``exact_model`` whose proxy is misaligned by one position (w_{t+1} stored at t)."""
-    m = bl.exact_model(policy, reward, **kw)
+    m = pop.exact_model(policy, reward, **kw)
     return _with_proxy(m, np.roll(m.proxy, -1, axis=1))
 
 
 def test_tabular_exact_detects_a_wrong_proxy(monkeypatch):
-    assert check(monkeypatch, "baselines.proxy.tabular_exact", 10, bc, "exact_model",
+    assert check(monkeypatch, "baselines.proxy.tabular_exact", 10, px, "exact_model",
                  model_without_collision_term) == "refuted"
 
 
 def test_shared_correlation_detects_a_misaligned_proxy(monkeypatch):
-    assert check(monkeypatch, "baselines.proxy.shared_correlation", 100, bc, "exact_model",
+    assert check(monkeypatch, "baselines.proxy.shared_correlation", 100, px, "exact_model",
                  model_with_shifted_proxy) != "holds"
 
 
 # --- exact population variances -----------------------------------------------------------------
 
-_real_population_baselines = bl.population_baselines
+_real_population_baselines = pop.population_baselines
 
 
 def otb_normalised_by_total_weight(model, *, weights="proxy"):
@@ -112,13 +127,24 @@ def per_token_without_cross_terms(model, *, weights="proxy"):
 
 def variances_ignoring_baseline(model, baselines=None):
     """``population_variances`` that forgets to subtract the baseline: every kind gets Var[ĝ_none]."""
-    v = bl.population_variances(model, baselines)
+    v = pop.population_variances(model, baselines)
     return {k: v["none"] for k in v}
 
 
 @pytest.mark.parametrize("cid", ["baselines.variance.otb_le_global_bstar", "baselines.variance.otb_le_mean"])
 def test_tabular_ordering_detects_a_wrong_otb_normaliser(monkeypatch, cid):
-    assert check(monkeypatch, cid, 200, bl, "population_baselines", otb_normalised_by_total_weight) == "refuted"
+    assert check(monkeypatch, cid, 200, pop, "population_baselines", otb_normalised_by_total_weight,
+                 mp=False) == "refuted"
+
+
+def test_mpmath_check_rejects_a_float_only_mutation(monkeypatch):
+    """The 50-digit re-check is independent of the float model: a wrong float OTB normaliser meets
+    float64 violations that mpmath rejects, so the verdict stays 'holds' with a warning."""
+    with monkeypatch.context() as m:
+        m.setattr(pop, "population_baselines", otb_normalised_by_total_weight)
+        r = run("baselines.variance.otb_le_global_bstar", 200)
+    assert r.verdict == "holds"
+    assert any("rejected by mpmath" in w for w in r.warnings), r.warnings
 
 
 def reversed_per_token(model, *, weights="proxy"):
@@ -139,29 +165,29 @@ def bstar_without_score_weights(model, *, weights="proxy"):
 @pytest.mark.parametrize("cid", ["baselines.variance.per_token_le_otb",
                                  "baselines.variance.per_token_le_global_bstar"])
 def test_tabular_ordering_detects_misplaced_per_token(monkeypatch, cid):
-    assert check(monkeypatch, cid, 200, bl, "population_baselines", reversed_per_token) == "refuted"
+    assert check(monkeypatch, cid, 200, pop, "population_baselines", reversed_per_token, mp=False) == "refuted"
 
 
 def test_bstar_le_mean_detects_a_wrong_bstar(monkeypatch):
-    assert check(monkeypatch, "baselines.variance.global_bstar_le_mean", 200, bl, "population_baselines",
-                 bstar_without_score_weights) == "refuted"
+    assert check(monkeypatch, "baselines.variance.global_bstar_le_mean", 200, pop, "population_baselines",
+                 bstar_without_score_weights, mp=False) == "refuted"
 
 
 @pytest.mark.parametrize("cid", ["baselines.variance.shared.otb_le_global_bstar",
                                  "baselines.variance.shared.otb_le_mean"])
 def test_shared_counterexamples_vanish_if_the_baseline_is_ignored(monkeypatch, cid):
-    assert check(monkeypatch, cid, 200, bc, "population_variances", variances_ignoring_baseline,
+    assert check(monkeypatch, cid, 200, inst, "population_variances", variances_ignoring_baseline,
                  normal="refuted") == "holds"
 
 
 def test_shared_per_token_detects_missing_cross_terms(monkeypatch):
-    assert check(monkeypatch, "baselines.variance.shared.per_token_le_otb", 200, bc, "population_baselines",
-                 per_token_without_cross_terms) == "refuted"
+    assert check(monkeypatch, "baselines.variance.shared.per_token_le_otb", 200, inst, "population_baselines",
+                 per_token_without_cross_terms, mp=False) == "refuted"
 
 
 # --- exact finite-group moments -------------------------------------------------------------------
 
-_real_coefficients = bl._group_coefficients
+_real_coefficients = mom._group_coefficients
 
 
 def mean_with_wrong_normaliser(kind, R, W, eps):
@@ -191,22 +217,22 @@ def otb_sign_flip(kind, R, W, eps):
 
 @pytest.mark.parametrize("cid", ["baselines.bias.group_mean", "baselines.bias.rloo"])
 def test_group_bias_detects_wrong_normalisers(monkeypatch, cid):
-    assert check(monkeypatch, cid, 10, bl, "_group_coefficients", mean_with_wrong_normaliser) == "refuted"
+    assert check(monkeypatch, cid, 10, mom, "_group_coefficients", mean_with_wrong_normaliser) == "refuted"
 
 
 def test_otb_bias_scaling_detects_a_sum_instead_of_a_mean(monkeypatch):
-    assert check(monkeypatch, "baselines.bias.otb_measured", 10, bl, "_group_coefficients",
+    assert check(monkeypatch, "baselines.bias.otb_measured", 10, mom, "_group_coefficients",
                  summed_not_averaged) == "refuted"
 
 
 @pytest.mark.parametrize("cid", ["baselines.mse.group_otb_lt_mean", "baselines.mse.group_otb_lt_rloo"])
 def test_group_mse_detects_a_sign_flip(monkeypatch, cid):
-    assert check(monkeypatch, cid, 20, bl, "_group_coefficients", otb_sign_flip) == "refuted"
+    assert check(monkeypatch, cid, 20, mom, "_group_coefficients", otb_sign_flip) == "refuted"
 
 
 # --- the OTB implementation -----------------------------------------------------------------------
 
-_real_otb = bl.optimal_token_baseline_advantage
+_real_otb = rg.optimal_token_baseline_advantage
 
 
 def otb_ignoring_zero_tail(*args, handle_zero_tail=False, **kw):
@@ -218,12 +244,12 @@ def otb_ignoring_eps(*args, eps=1e-8, **kw):
 
 
 def test_otb_reference_detects_a_dropped_option(monkeypatch):
-    assert check(monkeypatch, "baselines.otb.reference", 20, bc, "optimal_token_baseline_advantage",
+    assert check(monkeypatch, "baselines.otb.reference", 20, rg, "optimal_token_baseline_advantage",
                  otb_ignoring_zero_tail) == "refuted"
 
 
 def test_otb_equal_weights_detects_a_dropped_eps(monkeypatch):
-    assert check(monkeypatch, "baselines.otb.equal_weights_group_mean", 50, bc, "optimal_token_baseline_advantage",
+    assert check(monkeypatch, "baselines.otb.equal_weights_group_mean", 50, rg, "optimal_token_baseline_advantage",
                  otb_ignoring_eps) == "refuted"
 
 
@@ -245,12 +271,12 @@ def norm_without_abs(logits, actions, advantage, *, eta):
 
 
 def test_zero_sum_detects_a_wrong_chosen_entry(monkeypatch):
-    assert check(monkeypatch, "baselines.logit.zero_sum", 100, bc, "logit_update",
+    assert check(monkeypatch, "baselines.logit.zero_sum", 100, ld, "logit_update",
                  update_without_chosen_correction) == "refuted"
 
 
 def test_update_norm_detects_a_missing_abs(monkeypatch):
-    assert check(monkeypatch, "baselines.logit.update_norm", 100, bc, "logit_update_norm",
+    assert check(monkeypatch, "baselines.logit.update_norm", 100, ld, "logit_update_norm",
                  norm_without_abs) == "refuted"
 
 
@@ -295,13 +321,13 @@ def _chain_under(weights_policy, pi, mu):
 
 def gradient_current_step_only(pi, mu):
     """Only the current step's log-ratio, no accumulation over k ≥ t."""
-    m = bl.exact_model(pi, np.zeros(pi.V ** pi.T))
+    m = pop.exact_model(pi, np.zeros(pi.V ** pi.T))
     return m.mean_gradient(dapo._per_step_log_ratio(pi, mu))
 
 
 def accumulation_off_by_one(reg, rho=None, *, gamma, rho_bar=np.inf, c_bar=np.inf):
     """``D_k = reg_k + γ V_k`` (V at k instead of k + 1)."""
-    D, V = dapo.truncated_is_accumulation(reg, rho, gamma=gamma, rho_bar=rho_bar, c_bar=c_bar)
+    D, V = _real_accumulation(reg, rho, gamma=gamma, rho_bar=rho_bar, c_bar=c_bar)
     return np.asarray(reg, dtype=float) + gamma * V, V
 
 
@@ -326,17 +352,17 @@ def correct_recursion_as_transcription(reg, rho=None, *, gamma, rho_bar=np.inf, 
 
 
 def test_chain_rule_detects_wrong_context_distribution(monkeypatch):
-    assert check(monkeypatch, "baselines.dapo.chain_rule", 20, bc, "trajectory_kl_chain",
+    assert check(monkeypatch, "baselines.dapo.chain_rule", 20, dapo, "trajectory_kl_chain",
                  lambda pi, mu: _chain_under(mu, pi, mu)) == "refuted"
 
 
 def test_gradient_form_detects_a_missing_reward_to_go(monkeypatch):
-    assert check(monkeypatch, "baselines.dapo.gradient_form", 10, bc, "kl_gradient_reward_to_go",
+    assert check(monkeypatch, "baselines.dapo.gradient_form", 10, dapo, "kl_gradient_reward_to_go",
                  gradient_current_step_only) == "refuted"
 
 
 def test_accumulation_detects_an_off_by_one(monkeypatch):
-    assert check(monkeypatch, "baselines.dapo.accumulation_onpolicy", 100, bc, "truncated_is_accumulation",
+    assert check(monkeypatch, "baselines.dapo.accumulation_onpolicy", 100, dapo, "truncated_is_accumulation",
                  accumulation_off_by_one) == "refuted"
 
 
@@ -348,14 +374,15 @@ def test_per_decision_is_detects_a_missing_ratio(monkeypatch):
 def test_transcribed_control_holds_if_the_transcription_were_correct(monkeypatch):
     """The control is refuted because of the transcribed pairing; with the correct recursion in its
     place it must hold — so a simulator change that hid the bug would be caught."""
-    assert check(monkeypatch, "baselines.dapo.transcribed_recursion", 50, bc, "transcribed_accumulation",
+    assert check(monkeypatch, "baselines.dapo.transcribed_recursion", 50, dapo, "transcribed_accumulation",
                  correct_recursion_as_transcription, normal="refuted") == "holds"
 
 
 # --- the toy headline -----------------------------------------------------------------------------------
 
 def _flipped_group_mean(*args, **kw):
-    A, G = bl.group_mean_advantage(*args, **kw)
+    from proofs_check.baselines.group import group_mean_advantage
+    A, G = group_mean_advantage(*args, **kw)
     return -A, G
 
 

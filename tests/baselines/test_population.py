@@ -1,9 +1,10 @@
 import numpy as np
 import pytest
 
-from proofs_check.baselines.claims import _dense_tabular_scores, proxy_correlation
-from proofs_check.baselines import (GROUP_KINDS, compare_population_baselines, exact_model,
-                                    group_estimator_moments, population_baselines, population_variances)
+from proofs_check.baselines import (GROUP_KINDS, compare_population_baselines, dense_tabular_scores, exact_model,
+                                    group_estimator_moments, population_baselines, population_variances,
+                                    proxy_correlation)
+from proofs_check.baselines.moments import _group_coefficients
 from proofs_check.policies import LinearSoftmaxPolicy, TabularPolicy, sample_responses, sequence_index
 
 
@@ -19,7 +20,7 @@ def test_tabular_structure_matches_dense_scores(rng, V, T):
     pol = TabularPolicy.random(V, T, rng, scale=1.5)
     R = rng.random(V ** T)
     m = exact_model(pol, R)
-    S = _dense_tabular_scores(pol)
+    S = dense_tabular_scores(pol)
     n = V ** T
     K = np.einsum("ntd,mud->ntmu", S, S)
     np.testing.assert_allclose(m.gram(), K, atol=1e-13)
@@ -98,7 +99,6 @@ def test_group_moments_against_monte_carlo(rng):
     N, reps = 3, 20_000
     g = m.mean_gradient(np.repeat(R[:, None], 3, axis=1))
     h = m.inner_with(g)
-    from proofs_check.baselines.core import _group_coefficients
     idx = sequence_index(sample_responses(pol, N * reps, rng), 2).reshape(reps, N)
     a = _group_coefficients("otb", R[idx], np.cumsum(m.proxy, axis=1)[idx], 1e-8)
     proj = np.sum(a * h[idx], axis=(1, 2)) / N / m.sq_norm(g)
@@ -119,3 +119,44 @@ def test_bad_inputs(rng):
     with pytest.raises(ValueError, match="weights"):
         population_baselines(m, weights="fake")
     assert set(GROUP_KINDS) == {"none", "mean", "rloo", "global_bstar", "otb"}
+
+
+@pytest.mark.parametrize("kind", ["tabular", "linear"])
+def test_population_variances_float_and_mpmath_agree(rng, kind):
+    """The float model (structured scores, Gram tensor) and the 50-digit one (explicit score vectors)."""
+    import mpmath
+
+    from proofs_check.baselines import linear_model_mp, population_variances_mp, tabular_model_mp
+    for _ in range(3):
+        if kind == "tabular":
+            pol = TabularPolicy.random(2, 3, rng, scale=2.0)
+            parts = lambda: tabular_model_mp(pol.logits, 2, 3)  # noqa: E731
+        else:
+            pol = LinearSoftmaxPolicy.random(2, 3, 2, rng, scale=2.0)
+            parts = lambda: linear_model_mp(pol.theta, pol.features, 2, 3)  # noqa: E731
+        R = rng.random(8)
+        v = population_variances(exact_model(pol, R))
+        with mpmath.workdps(50):
+            P, S, w = parts()
+            vm = population_variances_mp(P, R, S, w)
+        for k in v:
+            assert float(vm[k]) == pytest.approx(v[k], rel=1e-11, abs=1e-14), k
+
+
+def test_variance_pairs_float_and_mpmath_agree(rng):
+    import mpmath
+
+    from proofs_check.baselines import (instance_sample, shared_instance_sample, shared_variance_pair,
+                                        shared_variance_pair_mp, variance_pair, variance_pair_mp)
+    th = instance_sample(rng, V=2, T=3, scale=2.0)
+    sh = shared_instance_sample(rng, V=2, T=3, d=2, scale=2.0)
+    with mpmath.workdps(50):
+        a = variance_pair_mp(th, small="otb", large="mean", V=2, T=3)
+        b = shared_variance_pair_mp(sh, small="otb", large="global_bstar", V=2, T=3, d=2, weights="proxy")
+    np.testing.assert_allclose([float(x) for x in a], variance_pair(th, small="otb", large="mean", V=2, T=3),
+                               rtol=1e-11)
+    np.testing.assert_allclose([float(x) for x in b],
+                               shared_variance_pair(sh, small="otb", large="global_bstar", V=2, T=3, d=2,
+                                                    weights="proxy"), rtol=1e-11)
+    with pytest.raises(ValueError, match="proxy"):
+        shared_variance_pair_mp(sh, small="otb", large="mean", V=2, T=3, d=2, weights="true")

@@ -2,9 +2,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from proofs_check.baselines.toy import (TOY_KINDS, CountTask, advantages, diff_interval, exact_return,
-                                  gradient_variance, group_size_sweep, mean_interval, policy_gradient,
-                                  sample_batch, train)
+from proofs_check.baselines import (TOY_KINDS, CountTask, advantages, diff_interval, exact_return,
+                                    final_difference, gradient_trials, gradient_variance, gradient_variance_estimate,
+                                    mean_interval, pair_trials, policy_gradient, sample_batch, sweep_summary,
+                                    sweep_trials, train)
 
 
 def test_exact_return_against_monte_carlo():
@@ -60,14 +61,49 @@ def test_train_deterministic_and_budget():
 
 def test_sweep_and_variance_shapes():
     task = CountTask(V=3, T=8, n_prompts=2, threshold=4)
-    s = group_size_sweep(task, kinds=("mean", "otb"), Ns=(2, 4), seeds=2, steps=3, batch=8)
-    assert set(s.final) == {"mean/2", "mean/4", "otb/2", "otb/4"}
-    m, lo, hi = s.summary("otb", 4)
-    ref = stats.ttest_1samp(s.final["otb/4"], 0.0).confidence_interval(0.95)
-    assert m == pytest.approx(np.mean(s.final["otb/4"]), abs=1e-15)
+    st = sweep_trials(np.random.default_rng(0), 2, task=task, kinds=("mean", "otb"), Ns=(2, 4), steps=3, batch=8,
+                      lr=0.5, eval_every=2)
+    s = sweep_summary(st, kinds=("mean", "otb"), Ns=(2, 4))
+    assert set(s["final"]) == {"mean/2", "mean/4", "otb/2", "otb/4"}
+    assert st["returns/otb/4"].shape == (2, 3) and st["grad_norms/mean/2"].shape == (2, 3)
+    m, lo, hi = s["final_mean_lo_hi"]["otb/4"]
+    ref = stats.ttest_1samp(s["final"]["otb/4"], 0.0).confidence_interval(0.95)
+    assert m == pytest.approx(np.mean(s["final"]["otb/4"]), abs=1e-15)
     assert (lo, hi) == pytest.approx((ref.low, ref.high), abs=1e-12)
     v, se = gradient_variance(np.zeros((task.n_states, 3)), task, "otb", 4, batch=8, reps=20, rng=0)
     assert v > 0 and se > 0
+
+
+def test_sweep_uses_common_seeds_across_kinds_and_matches_train():
+    """Trial i of N trains every kind from one seed drawn in the order of Ns; pairs use two fresh seeds."""
+    task = CountTask(V=3, T=8, n_prompts=2, threshold=4)
+    st = sweep_trials(np.random.default_rng(5), 2, task=task, kinds=("mean", "none"), Ns=(2, 4), steps=3,
+                      batch=8, lr=0.5, eval_every=3)
+    seeds = np.random.default_rng(5).integers(0, 2 ** 31, size=(2, 2))
+    for i in range(2):
+        for j, N in enumerate((2, 4)):
+            for kind in ("mean", "none"):
+                r = train(task, kind, N, steps=3, batch=8, lr=0.5, seed=int(seeds[i, j]), eval_every=3)
+                assert st[f"final/{kind}/{N}"][i] == r.final_return
+    pt = pair_trials(np.random.default_rng(6), 2, task=task, a=("otb", 2), b=("mean", 4), steps=3, batch=8,
+                     lr=0.5, eval_every=3)
+    g = np.random.default_rng(6)
+    s0 = [int(x) for x in g.integers(0, 2 ** 31, 2)]
+    assert pt["final/otb/2"][0] == train(task, "otb", 2, steps=3, batch=8, lr=0.5, seed=s0[0]).final_return
+    assert pt["final/mean/4"][0] == train(task, "mean", 4, steps=3, batch=8, lr=0.5, seed=s0[1]).final_return
+    d = final_difference(pt, a="otb/2", b="mean/4")
+    np.testing.assert_array_equal(d, np.asarray(pt["final/otb/2"]) - np.asarray(pt["final/mean/4"]))
+
+
+def test_gradient_trials_share_one_batch_across_kinds():
+    task = CountTask(V=3, T=8, n_prompts=2, threshold=4)
+    gt = gradient_trials(np.random.default_rng(1), 30, task=task, kinds=("none", "otb"), Ns=(4,), batch=8)
+    assert gt["otb/4"].shape == (30, task.n_states * task.V)
+    v, se = gradient_variance_estimate(gt["none/4"])
+    assert v > 0 and se > 0
+    # the same generator, one kind at a time: gradient_variance draws the same batches
+    v1, _ = gradient_variance(task.initial_theta(), task, "none", 4, batch=8, reps=30, rng=np.random.default_rng(1))
+    assert v1 == pytest.approx(v, rel=1e-12)
 
 
 def test_intervals_match_scipy():

@@ -5,9 +5,9 @@ import pytest
 
 @pytest.fixture(scope="session", autouse=True)
 def _warm_kernels():
-    from seqproj.ensemble.bandits import _solve_upper_t, chol_rank1_update
+    from seqproj.ensemble import chol_rank1_update, solve_upper_t
 
     L = np.eye(3)
     chol_rank1_update(L, np.ones(3))
-    _solve_upper_t(L, np.ones(3))
+    solve_upper_t(L, np.ones(3))
     yield

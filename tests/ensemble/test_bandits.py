@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 from scipy.linalg import solve_triangular
 
-from seqproj.ensemble.bandits import (BanditResult, ChangingContextEnv, EnsemblePP, EnsembleSampling,
-                             ExactTS, FiniteArmEnv, Greedy, LinUCB, SphereEnv, _solve_upper_t,
-                             chol_rank1_update, chol_rank1_update_ref, run_bandit,
-                             simulate_reference, simulate_repetition, smallest_m_within,
-                             sweep_agents, sweep_ms)
+from seqproj.ensemble import (BanditResult, ChangingContextEnv, EnsemblePP, EnsembleSampling,
+                              ExactTS, FiniteArmEnv, Greedy, LinUCB, SphereEnv, chol_rank1_update,
+                              chol_rank1_update_ref, run_bandit, simulate_reference,
+                              simulate_repetition, smallest_m_within, solve_upper_t, sweep_agents,
+                              sweep_ms)
 
 
 def test_chol_rank1_kernel_matches_reference_and_cholesky():
@@ -29,7 +29,7 @@ def test_triangular_kernel_matches_scipy():
     g = np.random.default_rng(1)
     L = np.tril(g.standard_normal((9, 9))) + 5 * np.eye(9)
     b = g.standard_normal(9)
-    np.testing.assert_allclose(_solve_upper_t(L, b), solve_triangular(L, b, lower=True, trans="T"),
+    np.testing.assert_allclose(solve_upper_t(L, b), solve_triangular(L, b, lower=True, trans="T"),
                                rtol=1e-12)
 
 

@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 
 import proofs_check
-from proofs_check.engine.claims import LABELS, replace
-from proofs_check.engine.registry import claims
+from proofs_check.engine.claims import LABELS
+from proofs_check.engine import measure
+from proofs_check.engine.registry import claims, get_claim
 
 
 def _ours():
@@ -44,7 +45,7 @@ def test_smallest_m_censoring_is_never_a_value():
     """'Not reached on the grid' is NaN (censored), never a number that a fit could use."""
     import math
 
-    from seqproj.ensemble.claims import smallest_m_on_grid
+    from seqproj.ensemble import smallest_m_on_grid
 
     ms = (1, 2, 4, 8)
     ts = 100.0
@@ -68,19 +69,110 @@ def test_roles_and_expectations_are_declared():
     assert by_id["ensemble.regret.smallest_m_vs_d"].version >= 2
 
 
-def test_sweep_cache_is_transparent():
-    from seqproj.ensemble.claims import _SWEEP_CACHE, sweep_chunk_finals
+def test_sweep_experiment_equals_run_bandit():
+    """The stored sweep is the runner's simulation: same seed and chunk size, same numbers."""
+    from seqproj.ensemble import (FiniteArmEnv, RegretSweep, finite_sweep, run_bandit,
+                                  sweep_agents)
 
-    a = sweep_chunk_finals(3, 20, 30, np.random.default_rng(1), 2)
-    _SWEEP_CACHE.clear()
-    b = sweep_chunk_finals(3, 20, 30, np.random.default_rng(1), 2)
-    c = sweep_chunk_finals(3, 20, 30, np.random.default_rng(1), 2)     # from the cache
-    np.testing.assert_array_equal(a, b)
-    np.testing.assert_array_equal(b, c)
-    g1, g2 = np.random.default_rng(5), np.random.default_rng(5)
-    sweep_chunk_finals(3, 20, 30, g1, 2)
-    sweep_chunk_finals(3, 20, 30, g2, 2)
-    assert g1.integers(1 << 30) == g2.integers(1 << 30)
+    exp = finite_sweep(3, K=20, T=30, ms=(1, 2, 24))
+    m = measure(exp, 10, seed=4)
+    ref = run_bandit(FiniteArmEnv(3, 20), sweep_agents(3, ms=(1, 2, 24)), 30, 10, 4, chunk_size=5)
+    res = RegretSweep.from_measurement(m)
+    np.testing.assert_array_equal(res.final, ref.final)
+    assert res.labels == ref.labels and res.ms == (1, 2, 24)
+    for lab in res.curve_labels:
+        mean, lo, hi = res.curve_mean_ci(lab)
+        np.testing.assert_allclose(mean, ref.mean[ref.index(lab)][res.times - 1], rtol=1e-12)
+        assert np.all(lo <= mean) and np.all(mean <= hi)
+    assert res.final_mean_ci("TS") == ref.final_mean_ci("TS")
+
+
+def test_experiments_are_executor_independent():
+    from proofs_check.engine import clear_measurements
+    from seqproj.ensemble import finite_sweep, tracking_experiment
+
+    for exp in (finite_sweep(3, K=20, T=30, ms=(1, 24)),
+                tracking_experiment("M", (4, 8), {"d": 3, "T": 20, "K": 10}, starts=("random", "haar"),
+                                    name="vs_M.executors")):
+        runs = []
+        for ex in ("serial", "threads", "processes"):
+            clear_measurements()
+            runs.append(measure(exp, 6, seed=2, executor=ex, workers=2).stats)
+        for other in runs[1:]:
+            assert other.keys() == runs[0].keys()
+            for name in runs[0]:
+                np.testing.assert_array_equal(other[name], runs[0][name])
+    clear_measurements()
+
+
+def test_regret_claims_of_one_d_read_one_measurement(monkeypatch):
+    """Two per-family claims and the figure's reader share the chunks: the sweep runs once."""
+    import functools
+
+    from proofs_check.engine import clear_measurements, replace, verify_claim
+    from seqproj.ensemble import EnsemblePP, final_gap, finite_sweep, regret_sweep
+
+    calls = []
+    orig = regret_sweep.cumulative_regrets
+
+    def counting(rng, n, **kw):
+        calls.append(n)
+        return orig(rng, n, **kw)
+
+    monkeypatch.setattr(regret_sweep, "cumulative_regrets", counting)
+    clear_measurements()
+    exp = finite_sweep(3, K=20, T=30, ms=(1, 24))
+    ids = ("ensemble.regret.finite.d10.gaussian", "ensemble.regret.finite.d10.ES")
+    for cid, (idx, pert) in zip(ids, (("gaussian", "gaussian"), ("one_hot", "gaussian"))):
+        c = replace(get_claim(cid), experiment=exp,
+                    reduce=functools.partial(final_gap, d=3, label=EnsemblePP(24, idx, pert).label,
+                                             margin=0.10, ms=(1, 24)))
+        verify_claim(c, budget=10, seed=0)
+    measure(exp, 10, seed=0)
+    assert calls == [5, 5]                    # two chunks of five repetitions, computed once
+    clear_measurements()
+
+
+def test_claims_share_the_figures_experiments():
+    from seqproj.ensemble import FINITE_SWEEPS, SMALLEST_M, TRACKING_VS_D, TRACKING_VS_M, TRACKING_VS_T
+
+    by_id = {c.id: c for c in _ours()}
+    for d, exp in FINITE_SWEEPS.items():
+        fams = [c for cid, c in by_id.items() if cid.startswith(f"ensemble.regret.finite.d{d}.")]
+        assert len(fams) == 6 and all(c.experiment is exp for c in fams)
+    assert by_id["ensemble.regret.smallest_m_vs_d"].experiment is SMALLEST_M
+    assert by_id["ensemble.tracking.decay_in_M"].experiment is TRACKING_VS_M
+    assert by_id["ensemble.tracking.haar_start_lowers_sup"].experiment is TRACKING_VS_M
+    assert by_id["ensemble.tracking.flat_in_d"].experiment is TRACKING_VS_D
+    assert by_id["ensemble.tracking.flat_in_T"].experiment is TRACKING_VS_T
+
+
+def test_sources_are_structured_and_resolve():
+    import re
+    from pathlib import Path
+
+    from proofs_check.engine import Source
+    from proofs_check.papers import PAPERS
+
+    page = Path(__file__).resolve().parents[2] / "docs" / "theory" / "ensemble.md"
+    anchors = set(re.findall(r'<a id="([^"]+)"></a>', page.read_text(encoding="utf-8")))
+    for c in _ours():
+        assert isinstance(c.source, Source), c.id
+        assert all(k in PAPERS for k in c.source.papers), c.id
+        name, anchor = c.source.theory.split("#")
+        assert name == "ensemble.md" and anchor in anchors, c.id
+        for ascii_op in ("<=", ">=", "eps", "sqrt"):
+            assert ascii_op not in c.statement, (c.id, ascii_op)
+
+
+def test_importing_the_figures_registers_no_claims():
+    import subprocess
+    import sys
+
+    code = ("import sys, paper_figs.ensemble_figs, seqproj.ensemble; "
+            "print(any(m.startswith('seqproj.ensemble.claims') for m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
 
 
 @pytest.mark.slow

@@ -119,7 +119,7 @@ def test_haar_start_is_exact_at_time_zero():
 
 
 def test_sup_tracking_matches_reference_level():
-    """Spec §4.1 reference: d = 10, M = 80 → about 0.84 (median of runs)."""
+    """Reference runs (theory ensemble.md#tracking): d = 10, M = 80 → about 0.84 (median of runs)."""
     e = np.median([sup_tracking_error(10, 80, 300, s) for s in range(5)])
     assert 0.6 < e < 1.1
 

@@ -15,22 +15,29 @@ import numpy as np
 import pytest
 
 import seqproj.ensemble.bandits as bandits
-import seqproj.ensemble.core as ensemble
-import seqproj.ensemble.claims as ec
+import seqproj.ensemble.diagnosis as diagnosis
+import seqproj.ensemble.failure_modes as failure_modes
+import seqproj.ensemble.hypermodel as hypermodel
+import seqproj.ensemble.posterior_factor as posterior_factor
+from proofs_check.engine import clear_measurements
 from proofs_check.engine.claims import replace
 from proofs_check.engine.registry import get_claim
 from proofs_check.engine.verify import verify_claim
-from seqproj.ensemble.bandits import EnsemblePP
+from seqproj.ensemble import (TRACK_SETUP, EnsemblePP, final_gap, finite_sweep, haar_minus_random,
+                              one_hot_small_m_gap, smallest_m_experiment, smallest_m_per_d,
+                              tracking_experiment)
 
 
 @pytest.fixture(autouse=True)
-def _fresh_sweep_cache():
-    ec.clear_sweep_cache()
+def _fresh_measurements():
+    """Experiments are memoised by fingerprint, which cannot see a monkeypatch: forget them."""
+    clear_measurements()
     yield
-    ec.clear_sweep_cache()
+    clear_measurements()
 
 
 def _verdict(claim, budget):
+    clear_measurements()          # the mutated code must never be served the original's chunks
     return verify_claim(claim, budget=budget, seed=0, alpha=0.01).verdict
 
 
@@ -51,7 +58,7 @@ def _factor_update_without_sigma(orig):
     """Bug: the factor update adds z_t instead of σ·z_t (A_t = A + (g/c)(z − Aᵀx)ᵀ)."""
     def update(self, x, y, *, z=None):
         if z is None:
-            z = ensemble.sample_perturbation(self.perturbation, self.M, self._rng, s=self.s)
+            z = posterior_factor.sample_perturbation(self.perturbation, self.M, self._rng, s=self.s)
         orig(self, x, y, z=np.asarray(z, float) / self.noise_sd)
     return update
 
@@ -74,27 +81,27 @@ def _reseeded_perturbation(orig):
     return sample_perturbation
 
 
-# ------------------------------------------------------------------ §2 equivalences
+# ------------------------------------------------------------------ equivalences
 def test_mean_is_ridge_refuted_when_update_ignores_noise_sd(monkeypatch):
     c = get_claim("ensemble.equivalence.mean_is_ridge")
     assert _verdict(c, 50) == "holds"
-    monkeypatch.setattr(ensemble.LinearEnsemblePP, "update",
-                        _update_ignoring_noise_sd(ensemble.LinearEnsemblePP.update))
+    monkeypatch.setattr(posterior_factor.LinearEnsemblePP, "update",
+                        _update_ignoring_noise_sd(posterior_factor.LinearEnsemblePP.update))
     assert _verdict(c, 50) == "refuted"
 
 
 def test_one_hot_equivalence_refuted_when_factor_update_drops_sigma(monkeypatch):
     c = get_claim("ensemble.equivalence.one_hot_is_ensemble_sampling")
     assert _verdict(c, 50) == "holds"
-    monkeypatch.setattr(ensemble.LinearEnsemblePP, "update",
-                        _factor_update_without_sigma(ensemble.LinearEnsemblePP.update))
+    monkeypatch.setattr(posterior_factor.LinearEnsemblePP, "update",
+                        _factor_update_without_sigma(posterior_factor.LinearEnsemblePP.update))
     assert _verdict(c, 50) == "refuted"
 
 
 def test_sgd_equivalence_refuted_when_hypermodel_perturbation_is_scaled(monkeypatch):
     c = get_claim("ensemble.equivalence.sgd_to_closed_form")
     assert _verdict(c, 10) == "holds"
-    orig = ensemble.LinearHypermodel.loss_gradient
+    orig = hypermodel.LinearHypermodel.loss_gradient
 
     def loss_gradient(self, Xi, *, rows=None):
         # bug: the stored perturbations enter the hypermodel loss twice as large
@@ -105,84 +112,79 @@ def test_sgd_equivalence_refuted_when_hypermodel_perturbation_is_scaled(monkeypa
         finally:
             self._Z = Z
 
-    monkeypatch.setattr(ensemble.LinearHypermodel, "loss_gradient", loss_gradient)
+    monkeypatch.setattr(hypermodel.LinearHypermodel, "loss_gradient", loss_gradient)
     assert _verdict(c, 10) == "refuted"
 
 
-# ------------------------------------------------------------------ §4.1 tracking (scaling)
+# ------------------------------------------------------------------ tracking (scaling)
+def _small_tracking(claim, vary, fixed, **kw):
+    """The claim on a smaller experiment of the same function (T = 200)."""
+    return replace(claim, experiment=tracking_experiment(vary, claim.x, fixed, name=f"vs_{vary}.mutation",
+                                                         **kw))
+
+
 def test_decay_in_m_refuted_when_perturbations_unnormalised(monkeypatch):
-    c = get_claim("ensemble.tracking.decay_in_M")
-    small = replace(c, fn=functools.partial(
-        ec._sup_error_grid, "M", tuple(c.x), {**ec._TRACK, "T": 200, "init": "random"}))
+    small = _small_tracking(get_claim("ensemble.tracking.decay_in_M"), "M", {**TRACK_SETUP, "T": 200})
     assert _verdict(small, 6) == "holds"
     # N(0, I) instead of N(0, I/M): A Aᵀ → M Σ, the error grows like M
-    monkeypatch.setattr(ensemble, "sample_perturbation",
-                        _scaled_perturbation(ensemble.sample_perturbation, math.sqrt))
+    monkeypatch.setattr(posterior_factor, "sample_perturbation",
+                        _scaled_perturbation(posterior_factor.sample_perturbation, math.sqrt))
     assert _verdict(small, 6) == "refuted"
 
 
 def test_flat_in_d_refuted_when_perturbations_unnormalised(monkeypatch):
-    c = get_claim("ensemble.tracking.flat_in_d")
-    small = replace(c, fn=functools.partial(
-        ec._sup_error_grid, "d", tuple(c.x), {"T": 200, "K": 100, "M_per_d": 8}))
+    small = _small_tracking(get_claim("ensemble.tracking.flat_in_d"), "d",
+                            {"T": 200, "K": 100, "M_per_d": 8})
     assert _verdict(small, 3) != "refuted"
-    monkeypatch.setattr(ensemble, "sample_perturbation",
-                        _scaled_perturbation(ensemble.sample_perturbation, math.sqrt))
+    monkeypatch.setattr(posterior_factor, "sample_perturbation",
+                        _scaled_perturbation(posterior_factor.sample_perturbation, math.sqrt))
     assert _verdict(small, 3) == "refuted"
 
 
 def test_flat_in_t_refuted_when_perturbation_is_reused(monkeypatch):
     c = get_claim("ensemble.tracking.flat_in_T")
     assert _verdict(c, 3) != "refuted"       # 'holds' needs the default budget (8)
-    monkeypatch.setattr(ensemble, "sample_perturbation",
-                        _reseeded_perturbation(ensemble.sample_perturbation))
+    monkeypatch.setattr(posterior_factor, "sample_perturbation",
+                        _reseeded_perturbation(posterior_factor.sample_perturbation))
     assert _verdict(c, 3) == "refuted"
 
 
-# ------------------------------------------------------------------ §4.1 tracking (comparison)
+# ------------------------------------------------------------------ tracking (comparison)
 def test_haar_start_refuted_when_haar_rows_unnormalised(monkeypatch):
     c = get_claim("ensemble.tracking.haar_start_lowers_sup")
-    small = replace(c, fn=functools.partial(ec._haar_minus_random, 10, 80, 200))
+    # the same comparison at M = 80 only, T = 200
+    small = replace(c, experiment=tracking_experiment("M", (80,), {**TRACK_SETUP, "T": 200},
+                                                      starts=("random", "haar"), name="vs_M.mutation"),
+                    reduce=functools.partial(haar_minus_random, column=0))
     normal = _verdict(small, 10)
     assert normal != "refuted"
-    orig = ensemble.haar_rows
+    orig = posterior_factor.haar_rows
     # bug: the orthogonal start is not normalised (B Bᵀ = 4 I instead of I)
-    monkeypatch.setattr(ensemble, "haar_rows", lambda d, M, rng: 2.0 * orig(d, M, rng))
+    monkeypatch.setattr(posterior_factor, "haar_rows", lambda d, M, rng: 2.0 * orig(d, M, rng))
     assert _verdict(small, 10) == "refuted"
 
 
-# ------------------------------------------------------------------ §4.2 regret sweep
+# ------------------------------------------------------------------ regret sweep
 def test_regret_finite_refuted_when_index_law_is_broken(monkeypatch):
     c = get_claim("ensemble.regret.finite.d10.gaussian")
-    # same claim function at d = 4, K = 100, T = 300 (the registered size takes minutes)
-    small = replace(c, fn=functools.partial(ec._regret_gap, 4, 100, 300, EnsemblePP(32).label,
-                                            0.10))
+    # the same reduction of a sweep at d = 4, K = 100, T = 300 (the registered size takes minutes)
+    small = replace(c, experiment=finite_sweep(4, K=100, T=300),
+                    reduce=functools.partial(final_gap, d=4, label=EnsemblePP(32).label, margin=0.10))
     assert _verdict(small, 40) != "refuted"
     monkeypatch.setattr(bandits, "sample_index", _zero_index)
     assert _verdict(small, 40) == "refuted"
 
 
-def test_sweep_cache_never_serves_a_mutated_simulator(monkeypatch):
-    rng = lambda: np.random.default_rng(3)  # noqa: E731
-    a = ec.sweep_chunk_finals(3, 20, 30, rng(), 2)
-    monkeypatch.setattr(bandits, "sample_index", _zero_index)
-    b = ec.sweep_chunk_finals(3, 20, 30, rng(), 2)
-    assert not np.array_equal(a, b)
-    monkeypatch.undo()
-    np.testing.assert_array_equal(ec.sweep_chunk_finals(3, 20, 30, rng(), 2), a)
-    with pytest.raises(ValueError):
-        a[0, 0] = 0.0                                     # cached arrays are read-only
-
-
 def _smallest_m_small():
     c = get_claim("ensemble.regret.smallest_m_vs_d")
-    return replace(c, x=[2, 4, 8],
-                   fn=functools.partial(ec._smallest_m_vs_d, (2, 4, 8), 50, 200, 10, 0.10))
+    return replace(c, x=[2, 4, 8], experiment=smallest_m_experiment((2, 4, 8), K=50, T=200, n_inner=10),
+                   reduce=functools.partial(smallest_m_per_d, ds=(2, 4, 8), margin=0.10))
 
 
 def test_smallest_m_never_holds_when_ensemble_never_reaches_ts(monkeypatch):
     """Issue 9 item 3: 'never reached' used to become 8d·√2 and read as exponent 1 ('holds')."""
     monkeypatch.setattr(bandits, "sample_index", _zero_index)       # Ensemble++ = greedy
+    clear_measurements()
     r = verify_claim(_smallest_m_small(), budget=2, seed=0, alpha=0.01)
     assert r.verdict == "inconclusive"
     assert all(math.isnan(v) for v in r.y_mean)
@@ -193,17 +195,17 @@ def test_smallest_m_refuted_when_baseline_is_broken(monkeypatch):
     assert normal != "refuted"
     # bug: exact TS plays its posterior mean (the L^{-T} g term is lost): every M is within
     # 10% of it at once, M* = 1 at every d, exponent 0
-    monkeypatch.setattr(bandits, "_solve_upper_t", lambda L, g: np.zeros_like(g))
+    monkeypatch.setattr(bandits, "solve_upper_t", lambda L, g: np.zeros_like(g))
     assert _verdict(_smallest_m_small(), 2) == "refuted"
 
 
-# ------------------------------------------------------------------ §4.3 failure modes
+# ------------------------------------------------------------------ failure modes
 def test_unnormalised_detector_refuted_when_diagnosis_uses_wrong_convention(monkeypatch):
     c = get_claim("ensemble.failure.unnormalised_perturbation")
     assert _verdict(c, 10) == "holds"
-    orig = ensemble.diagnose_factor
+    orig = diagnosis.diagnose_factor
     # bug: the diagnosis compares A Aᵀ with M·Σ (the unnormalised convention)
-    monkeypatch.setattr(ensemble, "diagnose_factor",
+    monkeypatch.setattr(diagnosis, "diagnose_factor",
                         lambda Sigma, A, **kw: orig(np.asarray(Sigma) * A.shape[1], A, **kw))
     assert _verdict(c, 10) == "refuted"
 
@@ -213,13 +215,13 @@ def test_rank_detector_refuted_when_rank_check_is_missing(monkeypatch):
 
     c = get_claim("ensemble.failure.rank_deficient")
     assert _verdict(c, 10) == "holds"
-    orig = ensemble.diagnose_factor
+    orig = diagnosis.diagnose_factor
 
     def no_rank_check(Sigma, A, **kw):
         dg = orig(Sigma, A, **kw)
         return dataclasses.replace(dg, problems=tuple(p for p in dg.problems if "rank" not in p))
 
-    monkeypatch.setattr(ensemble, "diagnose_factor", no_rank_check)
+    monkeypatch.setattr(diagnosis, "diagnose_factor", no_rank_check)
     assert _verdict(c, 10) == "refuted"
 
 
@@ -228,20 +230,20 @@ def test_rank_detector_refuted_when_rank_check_is_missing(monkeypatch):
 def test_predictability_detectors_refuted_when_switch_is_ignored(monkeypatch, cid):
     c = get_claim(cid)
     assert _verdict(c, 5) == "holds"
-    orig = ec.sup_tracking_error
+    orig = failure_modes.sup_tracking_error
 
     def ignores_switches(d, M, T, rng, *, play="agent", reuse_z=False, **kw):
         return orig(d, M, T, rng, **kw)          # bug: the failure switch is dropped
 
-    monkeypatch.setattr(ec, "sup_tracking_error", ignores_switches)
+    monkeypatch.setattr(failure_modes, "sup_tracking_error", ignores_switches)
     assert _verdict(c, 5) == "refuted"
 
 
 def test_float32_detector_refuted_when_dtype_is_ignored(monkeypatch):
     c = get_claim("ensemble.failure.float32_sqrt")
     assert _verdict(c, 20) == "holds"
-    orig = ec.checked_cholesky
-    monkeypatch.setattr(ec, "checked_cholesky",
+    orig = failure_modes.checked_cholesky
+    monkeypatch.setattr(failure_modes, "checked_cholesky",
                         lambda m, *, name="matrix", dtype=np.float64, rtol=1e-3:
                         orig(m, name=name, dtype=np.float64, rtol=rtol))
     assert _verdict(c, 20) == "refuted"
@@ -249,8 +251,8 @@ def test_float32_detector_refuted_when_dtype_is_ignored(monkeypatch):
 
 def test_one_hot_small_m_refuted_when_ts_sample_is_broken(monkeypatch):
     c = get_claim("ensemble.failure.one_hot_small_m")
-    small = replace(c, fn=functools.partial(ec._one_hot_small_m_gap, 10, 2, 300))
+    small = replace(c, fn=functools.partial(one_hot_small_m_gap, d=10, M=2, K=100, T=300, factor=1.5))
     assert _verdict(small, 40) == "holds"
     # bug: exact TS plays its posterior mean (greedy): its regret dwarfs ensemble sampling's
-    monkeypatch.setattr(bandits, "_solve_upper_t", lambda L, g: np.zeros_like(g))
+    monkeypatch.setattr(bandits, "solve_upper_t", lambda L, g: np.zeros_like(g))
     assert _verdict(small, 40) == "refuted"

@@ -14,10 +14,7 @@ from proofs_check.mismatch import (
     worst_case_reward,
 )
 from proofs_check.mismatch.tilt import iid_tilt_worst_case
-from proofs_check.mismatch.claims import (  # stated forward-error bounds
-    U64,
-    float_remainder_allowance,
-)
+from proofs_check.mismatch.inequalities import U64, float_remainder_allowance  # stated forward-error bounds
 from proofs_check.policies import TabularPolicy
 from proofs_check.strategies import policy_pairs, probability_pairs
 
@@ -127,7 +124,7 @@ def test_remainder_vs_bounds_and_reward_range():
        st.floats(0.005, 3.0, allow_nan=False))
 def test_hypothesis_bounds_every_generator(gen, seed, shape, level):
     """Pairs from each of the four generators (level = σ of the logit noise / tilt)."""
-    from proofs_check.mismatch.claims import draw_pair
+    from proofs_check.mismatch.pairs import draw_pair
     from proofs_check.policies import random_pair
     rng = np.random.default_rng(seed)
     V, T = shape

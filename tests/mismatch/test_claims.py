@@ -9,7 +9,7 @@ from proofs_check.engine import claims as all_claims
 from proofs_check.engine.claims import replace
 from proofs_check.engine.verify import verify_claim
 
-import proofs_check.mismatch.claims as mc
+from proofs_check.mismatch import cases, inequalities, pairs
 
 
 def _mine():
@@ -44,7 +44,7 @@ def test_mutated_claims_are_refuted():
     """Power: the advantage lemma with constant ½ and the gain identity with the sign of Δ flipped fail."""
     c = _mine()["mismatch.lemma.advantage_tight"]
     bad = replace(c, id="mismatch.mutant.advantage_half",
-                  evaluate=functools.partial(mc.evaluate_advantage, const=0.5, V=2, T=3))
+                  evaluate=functools.partial(inequalities.evaluate_advantage, const=0.5, V=2, T=3))
     assert verify_claim(bad, budget=100, seed=0).verdict == "refuted"
     ident = _mine()["mismatch.identity.gain_tangent_delta"]
     bad2 = replace(ident, id="mismatch.mutant.sign", fn=_flipped)
@@ -52,7 +52,7 @@ def test_mutated_claims_are_refuted():
 
 
 def _flipped(rng, n):
-    lhs, rhs, scale = mc.gain_tangent_cases(rng, n)
+    lhs, rhs, scale = cases.gain_tangent_cases(rng, n)
     return lhs, -rhs, scale
 
 
@@ -69,12 +69,12 @@ def test_proxy_claim_measures_leak():
 
 
 def _shrunk(theta, **kw):
-    lhs, rhs = mc.evaluate_bound(theta, **kw)
+    lhs, rhs = inequalities.evaluate_bound(theta, **kw)
     return lhs, 0.05 * rhs
 
 
 def _shrunk_mp(theta, **kw):
-    lhs, rhs = mc.evaluate_bound_mp(theta, **kw)
+    lhs, rhs = inequalities.evaluate_bound_mp(theta, **kw)
     return lhs, 0.05 * rhs
 
 
@@ -82,10 +82,10 @@ def test_mp_evaluator_agrees_and_confirms_a_shrunk_bound():
     import mpmath
     kw = dict(key="unified", V=2, T=3, iid_T=None)
     rng = np.random.default_rng(3)
-    th = mc.sample_pair(rng, generator="uniform", V=2, T=3)
-    a = mc.evaluate_bound(th, **kw)
+    th = pairs.sample_pair(rng, generator="uniform", V=2, T=3)
+    a = inequalities.evaluate_bound(th, **kw)
     with mpmath.workdps(50):
-        b = mc.evaluate_bound_mp(th, **kw)
+        b = inequalities.evaluate_bound_mp(th, **kw)
     assert abs(a[0] - float(b[0])) < 1e-14 and abs(a[1] - float(b[1])) <= 1e-12 * a[1]
     c = _mine()["mismatch.bound.unified.uniform"]
     bad = replace(c, id="mismatch.mutant.shrunk", evaluate=functools.partial(_shrunk, **kw),

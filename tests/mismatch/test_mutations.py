@@ -2,8 +2,10 @@
 claim's verdict move away from its normal one.
 
 Each mutant is a plausible bug (a dropped factor, a reversed KL, an ignored argument, the wrong
-mask) monkeypatched where the claim's function looks the name up (``proofs_check.mismatch.claims``
-or ``proofs_check.mismatch.masks``).  Runs use the serial executor, ``out=None`` and small budgets.
+mask) monkeypatched where the claim's function looks the name up: the library module that holds the
+case generators (``proofs_check.mismatch.cases``), search evaluators (``.inequalities``,
+``.bounds_mp``), curves (``.horizon``, ``.update_size``) or masks (``.masks``).  Runs use the
+serial executor, ``out=None`` and small budgets; measured experiments are forgotten around each test.
 """
 import dataclasses
 import math
@@ -11,19 +13,28 @@ import math
 import numpy as np
 import pytest
 
-import proofs_check.mismatch.claims as mc
-from proofs_check.engine import get_claim
+from proofs_check.engine import clear_measurements, get_claim
 from proofs_check.engine.verify import verify_claim
-from proofs_check.mismatch import masks
+from proofs_check.mismatch import bounds_mp, cases, horizon, masks, update_size
+from proofs_check.mismatch import inequalities as ineq
+
+
+@pytest.fixture(autouse=True)
+def _fresh_measurements():
+    """Experiments are memoised per process by fingerprint, which a monkeypatch does not change:
+    forget every measured chunk before and after each mutant."""
+    clear_measurements()
+    yield
+    clear_measurements()
 
 
 def _verdict(cid, budget, **kw):
     return verify_claim(get_claim(cid), budget=budget, seed=0, **kw).verdict
 
 
-def _wrap_result(name, **changes):
-    """A mutant of ``mc.<name>`` whose dataclass result has fields transformed by ``changes``."""
-    orig = getattr(mc, name)
+def _wrap_result(mod, name, **changes):
+    """A mutant of ``mod.<name>`` whose dataclass result has fields transformed by ``changes``."""
+    orig = getattr(mod, name)
 
     def mutant(*a, **k):
         r = orig(*a, **k)
@@ -31,9 +42,9 @@ def _wrap_result(name, **changes):
     return mutant
 
 
-def _scaled_out(name, factor, index=None):
-    """A mutant of ``mc.<name>`` returning its result (or element ``index``) times ``factor``."""
-    orig = getattr(mc, name)
+def _scaled_out(mod, name, factor, index=None):
+    """A mutant of ``mod.<name>`` returning its result (or element ``index``) times ``factor``."""
+    orig = getattr(mod, name)
 
     def mutant(*a, **k):
         r = orig(*a, **k)
@@ -50,12 +61,12 @@ def _scaled_out(name, factor, index=None):
 # --------------------------------------------------------------------------
 
 def _reversed_kl():
-    orig = mc.per_context_kl
+    orig = cases.per_context_kl
     return lambda mu, pi: orig(pi, mu)                         # KL(π‖μ) for KL(μ‖π)
 
 
 def _swapped_estimators():
-    orig = mc.estimator_moments
+    orig = cases.estimator_moments
 
     def mutant(*a, **k):
         g, mom = orig(*a, **k)
@@ -66,7 +77,7 @@ def _swapped_estimators():
 
 
 def _trm_avg_for_max():
-    orig = mc.proxy_acceptance
+    orig = cases.proxy_acceptance
 
     def mutant(*a, **k):
         r = orig(*a, **k)
@@ -80,31 +91,31 @@ def _mis_without_log():
 
 
 def _rule_ignored():
-    orig = mc.count_state_tilt
+    orig = cases.count_state_tilt
     return lambda m, e, T, rule="majority": orig(m, e, T, rule="majority")
 
 
 IDENTITY_MUTANTS = [
-    ("gain_tangent_delta", "trm_decomposition", lambda: _wrap_result("trm_decomposition", delta_term=lambda v: 1.01 * v)),
-    ("worst_case_reward", "trm_decomposition", lambda: _wrap_result("trm_decomposition", remainder=lambda v: 1.01 * v)),
-    ("pdi_gain", "performance_difference", lambda: _wrap_result("performance_difference", gain_pdi=lambda v: 1.01 * v)),
+    ("gain_tangent_delta", "trm_decomposition", lambda: _wrap_result(cases, "trm_decomposition", delta_term=lambda v: 1.01 * v)),
+    ("worst_case_reward", "trm_decomposition", lambda: _wrap_result(cases, "trm_decomposition", remainder=lambda v: 1.01 * v)),
+    ("pdi_gain", "performance_difference", lambda: _wrap_result(cases, "performance_difference", gain_pdi=lambda v: 1.01 * v)),
     ("pdi_tangent", "performance_difference",
-     lambda: _wrap_result("performance_difference", tangent_pdi=lambda v: 1.01 * v)),
+     lambda: _wrap_result(cases, "performance_difference", tangent_pdi=lambda v: 1.01 * v)),
     ("advantage_mean_zero", "performance_difference",
-     lambda: _wrap_result("performance_difference", adv_mean_max=lambda v: v + 1e-6)),
-    ("chain_rule", "sequence_kl_chain", lambda: _scaled_out("sequence_kl_chain", 1.001)),
-    ("log_rho_geo", "sequence_kl_chain", lambda: _scaled_out("sequence_kl_chain", 1.001)),
-    ("abs_ratio", "abs_ratio_identity", lambda: _scaled_out("abs_ratio_identity", 1.001, index=1)),
-    ("future_tv", "future_tv_identity", lambda: _scaled_out("future_tv_identity", 1.001, index=1)),
+     lambda: _wrap_result(cases, "performance_difference", adv_mean_max=lambda v: v + 1e-6)),
+    ("chain_rule", "sequence_kl_chain", lambda: _scaled_out(cases, "sequence_kl_chain", 1.001)),
+    ("log_rho_geo", "sequence_kl_chain", lambda: _scaled_out(cases, "sequence_kl_chain", 1.001)),
+    ("abs_ratio", "abs_ratio_identity", lambda: _scaled_out(cases, "abs_ratio_identity", 1.001, index=1)),
+    ("future_tv", "future_tv_identity", lambda: _scaled_out(cases, "future_tv_identity", 1.001, index=1)),
     ("k1_k3_unbiased", "per_context_kl", _reversed_kl),
     ("seq_is_unbiased", "estimator_moments", _swapped_estimators),
     ("mis_bias", "estimator_moments", _swapped_estimators),
     ("no_sequence_only_control", "divergence_summary",
-     lambda: _wrap_result("divergence_summary", d_kl_seq=lambda v: 2.0 * v)),
+     lambda: _wrap_result(cases, "divergence_summary", d_kl_seq=lambda v: 2.0 * v)),
     ("trm_acceptance", "proxy_acceptance", _trm_avg_for_max),
     ("length_trap", "sequence_mis_mask", _mis_without_log),
     ("iid_tilt_closed_form", "iid_tilt_worst_case",
-     lambda: _wrap_result("iid_tilt_worst_case", abs_error=lambda v: 1.001 * v)),
+     lambda: _wrap_result(cases, "iid_tilt_worst_case", abs_error=lambda v: 1.001 * v)),
     ("state_tilt_constant", "count_state_tilt", _rule_ignored),
 ]
 
@@ -118,7 +129,7 @@ def test_every_identity_has_a_mutant():
 def test_identity_mutant_refuted(monkeypatch, cid, name, make):
     cid = f"mismatch.identity.{cid}"
     budget = 10 if cid.endswith("state_tilt_constant") else 20
-    monkeypatch.setattr(mc, name, make())
+    monkeypatch.setattr(cases, name, make())
     assert _verdict(cid, budget) == "refuted"
 
 
@@ -126,7 +137,7 @@ def test_identity_mutant_refuted(monkeypatch, cid, name, make):
 def test_state_tilt_constant_holds_to_T_8192():
     """The scale-mode tolerance does not depend on T: the DP still matches the closed form at T = 8192
     (the old absolute tolerance failed from T = 2048 on)."""
-    lhs, rhs, scale = mc.state_tilt_constant_cases(np.random.default_rng(0), 2, T_choices=(8192,))
+    lhs, rhs, scale = cases.state_tilt_constant_cases(np.random.default_rng(0), 2, T_choices=(8192,))
     assert np.all(np.abs(lhs - rhs) / scale <= get_claim("mismatch.identity.state_tilt_constant").tol)
     assert np.max(np.abs(lhs - rhs)) / 2.0 > 1e-12    # the old rule |lhs − rhs|/2 ≤ 1e-12 would fail here
 
@@ -137,12 +148,12 @@ def test_state_tilt_constant_holds_to_T_8192():
 
 def _shrink_bounds(monkeypatch, factor=0.1):
     """An order-of-magnitude error in every bound (e.g. δ where √δ belongs, at δ ≈ 0.01)."""
-    orig_tab, orig_mp = mc.trm_bounds_from_policies, mc._mp_bounds
-    monkeypatch.setattr(mc, "trm_bounds_from_policies",
+    orig_tab, orig_mp = ineq.trm_bounds_from_policies, bounds_mp.trm_bounds_mp
+    monkeypatch.setattr(ineq, "trm_bounds_from_policies",
                         lambda *a, **k: {key: factor * v for key, v in orig_tab(*a, **k).items()})
-    monkeypatch.setattr(mc, "_mp_bounds", lambda *a: {key: factor * v for key, v in orig_mp(*a).items()})
-    monkeypatch.setattr(mc, "iid_tilt_worst_case", _wrap_result(
-        "iid_tilt_worst_case", bounds=lambda b: {key: factor * v for key, v in b.items()}))
+    monkeypatch.setattr(bounds_mp, "trm_bounds_mp", lambda *a: {key: factor * v for key, v in orig_mp(*a).items()})
+    monkeypatch.setattr(ineq, "iid_tilt_worst_case", _wrap_result(
+        ineq, "iid_tilt_worst_case", bounds=lambda b: {key: factor * v for key, v in b.items()}))
 
 
 BOUND_CASES = [f"{k}.iid_tilt" for k in ("classical", "pm_kl", "pm_tv", "mix_kl", "mix_tv", "coupling",
@@ -163,7 +174,7 @@ def test_bound_remainder_mutant_is_caught_by_mpmath(monkeypatch):
     """A float bug in the remainder alone is rejected by the independent mpmath evaluator: the
     verdict stays "holds" but every rejected float violation is reported (the verdict is about the
     mathematics, and the warning exposes the broken float code)."""
-    monkeypatch.setattr(mc, "worst_case_reward", _wrap_result("worst_case_reward", abs_error=lambda v: 20.0 * v))
+    monkeypatch.setattr(ineq, "worst_case_reward", _wrap_result(ineq, "worst_case_reward", abs_error=lambda v: 20.0 * v))
     r = verify_claim(get_claim("mismatch.bound.unified.uniform"), budget=100, seed=0)
     assert r.verdict == "holds" and r.artefacts > 0 and any("mpmath" in w for w in r.warnings)
 
@@ -174,7 +185,7 @@ def test_bound_remainder_mutant_is_caught_by_mpmath(monkeypatch):
 
 def _moments_with_C(factor):
     """The estimator moments computed with the clipping constant off by ``factor``."""
-    orig = mc.estimator_moments
+    orig = ineq.estimator_moments
     return lambda mu, lin, R, C: orig(mu, lin, R, C=factor * C)
 
 
@@ -184,23 +195,23 @@ def _pm_closed_no_4_3():
 
 INEQ_MUTANTS = [
     ("lemma.advantage_paper", "performance_difference",
-     lambda: _wrap_result("performance_difference", g_over_tv_max=lambda v: 2.5 * v)),
+     lambda: _wrap_result(ineq, "performance_difference", g_over_tv_max=lambda v: 2.5 * v)),
     ("lemma.advantage_tight", "performance_difference",
-     lambda: _wrap_result("performance_difference", g_over_tv_max=lambda v: 1.1 * v)),
+     lambda: _wrap_result(ineq, "performance_difference", g_over_tv_max=lambda v: 1.1 * v)),
     ("lemma.master", "performance_difference",
-     lambda: _wrap_result("performance_difference", master_bound=lambda v: 0.3 * v)),
+     lambda: _wrap_result(ineq, "performance_difference", master_bound=lambda v: 0.3 * v)),
     ("lemma.context_shift", "divergence_summary",
-     lambda: _wrap_result("divergence_summary", eps=lambda v: 0.5 * v, delta=lambda v: 0.5 * v,
+     lambda: _wrap_result(ineq, "divergence_summary", eps=lambda v: 0.5 * v, delta=lambda v: 0.5 * v,
                           d_tv_seq=lambda v: 0.5 * v, d_kl_seq=lambda v: 0.5 * v)),
     ("lemma.kl_seq_le_T_delta", "divergence_summary",
-     lambda: _wrap_result("divergence_summary", delta=lambda v: 0.5 * v)),
-    ("lemma.pinsker", "per_context_tv", lambda: _scaled_out("per_context_tv", 2.0)),   # TV without the ½
-    ("lemma.length_neutral", "length_neutral_weights", lambda: _scaled_out("length_neutral_weights", 0.1)),
+     lambda: _wrap_result(ineq, "divergence_summary", delta=lambda v: 0.5 * v)),
+    ("lemma.pinsker", "per_context_tv", lambda: _scaled_out(ineq, "per_context_tv", 2.0)),   # TV without the ½
+    ("lemma.length_neutral", "length_neutral_weights", lambda: _scaled_out(ineq, "length_neutral_weights", 0.1)),
     ("lemma.pm_kl_closed_form", "pm_kl_closed_form", _pm_closed_no_4_3),
-    ("estimator.naive", "sequence_tv", lambda: _scaled_out("sequence_tv", 0.3)),
+    ("estimator.naive", "sequence_tv", lambda: _scaled_out(ineq, "sequence_tv", 0.3)),
     # χ² computed as (E_μ ρ)² − 1 = 0 instead of E_μ ρ² − 1
     ("estimator.tis_chi2", "sequence_chi2", lambda: (lambda *a, **k: 0.0)),
-    ("estimator.is_second_moment", "per_context_chi2", lambda: _scaled_out("per_context_chi2", 0.5)),
+    ("estimator.is_second_moment", "per_context_chi2", lambda: _scaled_out(ineq, "per_context_chi2", 0.5)),
     ("estimator.tis_excess", "estimator_moments", lambda: _moments_with_C(0.5)),
     ("estimator.seq_tis", "estimator_moments", lambda: _moments_with_C(2.0)),
     ("estimator.seq_mis", "estimator_moments", lambda: _moments_with_C(2.0)),
@@ -216,7 +227,7 @@ def test_every_lemma_and_estimator_has_a_mutant():
 @pytest.mark.parametrize("cid,name,make", INEQ_MUTANTS, ids=[m[0] for m in INEQ_MUTANTS])
 def test_inequality_mutant_refuted(monkeypatch, cid, name, make):
     cid = f"mismatch.{cid}"
-    monkeypatch.setattr(mc, name, make())
+    monkeypatch.setattr(ineq, name, make())
     assert _verdict(cid, 200) == "refuted"
 
 
@@ -225,7 +236,7 @@ def test_inequality_mutant_refuted(monkeypatch, cid, name, make):
 # --------------------------------------------------------------------------
 
 def _tilt_times_sqrt_T():
-    orig = mc.iid_tilt_worst_case
+    orig = horizon.iid_tilt_worst_case
 
     def mutant(m, p, T, **k):
         r = orig(m, p, T, **k)
@@ -235,7 +246,7 @@ def _tilt_times_sqrt_T():
 
 
 def _state_times_T2():
-    orig = mc.count_state_tilt
+    orig = horizon.count_state_tilt
 
     def mutant(m, e, T, **k):
         r = orig(m, e, T, **k)
@@ -244,30 +255,23 @@ def _state_times_T2():
 
 
 def _sgd_ignores_eta_and_B():
-    orig = mc.run_sgd
+    orig = update_size.run_sgd
     return lambda th, R, V, T, *, eta, steps, B=16, **k: orig(th, R, V, T, eta=0.05, steps=steps, B=16, **k)
 
 
 def _stale_kl_times_k():
-    orig = mc.staleness_kl
+    orig = update_size.staleness_kl
     return lambda tr, k, **kw: k * orig(tr, k, **kw)
 
 
-SCALING_MUTANTS = [
-    ("iid_tilt_remainder", "iid_tilt_worst_case", _tilt_times_sqrt_T),
-    ("iid_tilt_remainder_4096", "iid_tilt_worst_case", _tilt_times_sqrt_T),
-    ("iid_tilt_random", "iid_tilt_worst_case", _tilt_times_sqrt_T),
-    ("pm_kl_bound", "iid_tilt_worst_case", _tilt_times_sqrt_T),
-    ("classical_bound", "iid_tilt_worst_case", _tilt_times_sqrt_T),
-    ("near_deterministic_tilt", "iid_tilt_worst_case", _tilt_times_sqrt_T),
-    ("state_tilt_majority", "count_state_tilt", _state_times_T2),
-    ("state_tilt_contrarian", "count_state_tilt", _state_times_T2),
-    ("state_tilt_alternating", "count_state_tilt", _state_times_T2),
-    ("staleness_drift_k", "staleness_kl", _stale_kl_times_k),
-    ("staleness_noise_k", "staleness_kl", _stale_kl_times_k),
-    ("staleness_drift_eta", "run_sgd", _sgd_ignores_eta_and_B),
-    ("staleness_noise_B", "run_sgd", _sgd_ignores_eta_and_B),
-]
+SCALING_MUTANTS = [(cid, mod, name, make) for ids, mod, name, make in [
+    (("iid_tilt_remainder", "iid_tilt_remainder_4096", "iid_tilt_random", "pm_kl_bound", "classical_bound",
+      "near_deterministic_tilt"), horizon, "iid_tilt_worst_case", _tilt_times_sqrt_T),
+    (("state_tilt_majority", "state_tilt_contrarian", "state_tilt_alternating"), horizon, "count_state_tilt",
+     _state_times_T2),
+    (("staleness_drift_k", "staleness_noise_k"), update_size, "staleness_kl", _stale_kl_times_k),
+    (("staleness_drift_eta", "staleness_noise_B"), update_size, "run_sgd", _sgd_ignores_eta_and_B),
+] for cid in ids]
 
 
 def test_every_scaling_claim_has_a_mutant():
@@ -275,18 +279,18 @@ def test_every_scaling_claim_has_a_mutant():
     assert {c.id.rsplit(".", 1)[-1] for c in claims("mismatch.scaling")} == {m[0] for m in SCALING_MUTANTS}
 
 
-@pytest.mark.parametrize("cid,name,make", SCALING_MUTANTS, ids=[m[0] for m in SCALING_MUTANTS])
-def test_scaling_mutant_refuted(monkeypatch, cid, name, make):
+@pytest.mark.parametrize("cid,mod,name,make", SCALING_MUTANTS, ids=[m[0] for m in SCALING_MUTANTS])
+def test_scaling_mutant_refuted(monkeypatch, cid, mod, name, make):
     cid = f"mismatch.scaling.{cid}"
     c = get_claim(cid)
     budget = None if c.deterministic else 4
-    monkeypatch.setattr(mc, name, make())
+    monkeypatch.setattr(mod, name, make())
     assert _verdict(cid, budget) != "holds"
 
 
 def test_staleness_comparison_mutant(monkeypatch):
     """A trainer that ignores η makes the paired differences vanish: no longer "holds"."""
-    monkeypatch.setattr(mc, "run_sgd", _sgd_ignores_eta_and_B())
+    monkeypatch.setattr(update_size, "run_sgd", _sgd_ignores_eta_and_B())
     assert _verdict("mismatch.staleness.smaller_step_less_mismatch", 8) != "holds"
 
 

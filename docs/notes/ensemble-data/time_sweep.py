@@ -4,7 +4,7 @@ import json, sys, time
 from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository root
 import numpy as np
-from seqproj.ensemble.bandits import FiniteArmEnv, run_bandit, sweep_agents
+from seqproj.ensemble import FiniteArmEnv, run_bandit, sweep_agents
 
 
 def main():

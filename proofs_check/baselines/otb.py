@@ -1,0 +1,362 @@
+r"""The optimal token baseline (OTB) group estimator on padded batches, three ways.
+
+For response ``i`` of a group, position ``t`` (theory ``baselines.md#otb-implementation``,
+CONFIRMED from the authors' veRL code ``compute_optimal_token_baseline_advantage``):
+
+.. math::
+    w_j = (1 - 2\pi(y_j|c_j) + \textstyle\sum_v \pi(v|c_j)^2)\,\bar\rho_j^2, \quad
+    W_t = \sum_{j\le t} m_j w_j, \quad G_t = \sum_{k\ge t} m_k r_k, \quad
+    B_t = \frac{\sum_i m^i_t G^i_t W^i_t}{\sum_i m^i_t W^i_t + \epsilon}, \quad
+    A^i_t = (G^i_t - B_t)\, m^i_t .
+
+* :func:`optimal_token_baseline_advantage` — a fused numba kernel (validation
+  flags, ``W``, ``G`` and the group sums in one pass; a branch-free ``exp``,
+  :func:`exp_nonpositive`);
+* :func:`otb_advantage_numpy` — the plain-NumPy vectorised reference;
+* :func:`otb_advantage_loop` — per-token Python loops written from the
+  implementation's steps 1–6, independent of both.
+
+Symbols: ``r`` token rewards, ``m`` the response mask, ``π`` the sampler's
+token probabilities (``log_probs``, ``sum_pi_squared``), ``ρ̄`` truncated IS
+weights, ``ε`` the denominator guard.  References: the OTB paper (paper key
+``otb``, arXiv 2602.07078) and veRL (key ``verl``); theory page
+``docs/theory/baselines.md#otb-implementation``.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from proofs_check.engine.validate import check_real
+
+from ._batch import _check_values_numpy, _reward_to_go, _validate_batch
+
+__all__ = ["optimal_token_baseline_advantage", "otb_advantage_numpy", "otb_advantage_loop", "exp_nonpositive"]
+
+
+_LOG2E = 1.4426950408889634
+_LN2_HI = 6.93147180369123816490e-01
+_LN2_LO = 1.90821492927058770002e-10
+
+
+@njit(cache=True, nogil=True)
+def _exp_nonpos(x, out, kbits):
+    """``out = exp(clip(x, −708, 0))``, vectorisable (no libm call), ≤ 1 ulp from ``np.exp``.
+
+    ``x = k ln2 + r`` with ``|r| ≤ ln2/2`` (Cody–Waite split of ln 2), ``e^r`` by
+    its Taylor polynomial of degree 14 (truncation < 2e-17 relative) and ``2^k``
+    built from the exponent bits.  Inputs below −708 (``e^x < 4e-308``) are
+    clamped; the plain-NumPy reference is ``np.exp``.  ``kbits`` is int64
+    scratch of the same length.
+    """
+    n = x.shape[0]
+    for j in range(n):
+        v = min(max(x[j], -708.0), 0.0)
+        k = np.floor(v * _LOG2E + 0.5)
+        r = (v - k * _LN2_HI) - k * _LN2_LO
+        p = 1.0 / 87178291200.0
+        p = p * r + 1.0 / 6227020800.0
+        p = p * r + 1.0 / 479001600.0
+        p = p * r + 1.0 / 39916800.0
+        p = p * r + 1.0 / 3628800.0
+        p = p * r + 1.0 / 362880.0
+        p = p * r + 1.0 / 40320.0
+        p = p * r + 1.0 / 5040.0
+        p = p * r + 1.0 / 720.0
+        p = p * r + 1.0 / 120.0
+        p = p * r + 1.0 / 24.0
+        p = p * r + 1.0 / 6.0
+        p = p * r + 0.5
+        p = p * r + 1.0
+        p = p * r + 1.0
+        out[j] = p
+        kbits[j] = (np.int64(k) + 1023) << 52
+    scale = kbits.view(np.float64)
+    for j in range(n):
+        out[j] *= scale[j]
+
+
+def exp_nonpositive(x) -> np.ndarray:
+    """NumPy entry to the kernel's exponential (for tests): ``exp(clip(x, −708, 0))``."""
+    x = np.ascontiguousarray(np.asarray(x, dtype=np.float64).ravel())
+    out = np.empty_like(x)
+    _exp_nonpos(x, out, np.empty(x.size, dtype=np.int64))
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _otb_group(r, m, lp, spp, isw, use_is, members, handle_zero_tail, eps, adv, ret):
+    """One group: validate (branch-free flags), W and G, the baseline, the advantages.
+
+    Per member row: one pass for the validity flags, the length and the total
+    reward ``R = Σ_t m_t r_t``; one fused forward pass for ``W_t``,
+    ``G_t = R − Σ_{k<t} m_k r_k`` (the same partial sums in the same order, so
+    ``G_0 = R`` and ``G_t = 0`` after the last valid token exactly) and the group
+    sums; a last pass for the advantages.  Returns True if an entry is invalid
+    (the caller then locates it).
+    """
+    n = members.shape[0]
+    L = r.shape[1]
+    prow = np.empty(L)
+    kbits = np.empty(L, dtype=np.int64)
+    num = np.zeros(L)
+    den = np.zeros(L)
+    lengths = np.empty(n)
+    bad = False
+    for k in range(n):
+        i = members[k]
+        _exp_nonpos(lp[i], prow, kbits)
+        tot = 0.0
+        cnt = 0.0
+        for t in range(L):
+            mt = m[i, t]
+            x = lp[i, t]
+            s = spp[i, t]
+            rr = r[i, t]
+            # x - x == 0 is False exactly for NaN and ±inf
+            ok = ((mt == 0.0) | (mt == 1.0)) & (rr - rr == 0.0) & (x - x == 0.0) & (s - s == 0.0)
+            rng_ok = (x <= 0.0) & (s > 0.0) & (s <= 1.0)
+            bad |= (not ok) | ((mt == 1.0) & (not rng_ok))
+            tot += rr * mt
+            cnt += mt
+        if use_is:
+            for t in range(L):
+                q = isw[i, t]
+                bad |= not ((q - q == 0.0) & (q >= 0.0))
+        lengths[k] = cnt
+        if bad:
+            return True
+        acc = 0.0
+        c = 0.0
+        for t in range(L):
+            mt = m[i, t]
+            w = mt * (1.0 - 2.0 * prow[t] + spp[i, t])
+            if use_is:
+                q = isw[i, t]
+                w = w * (q * q)
+            acc += w
+            g = tot - c
+            c += r[i, t] * mt
+            ret[i, t] = g
+            wm = acc * mt
+            num[t] += g * wm
+            den[t] += wm
+    if n == 1:
+        i = members[0]
+        for t in range(L):
+            adv[i, t] = ret[i, t] * m[i, t]
+        return False
+    for t in range(L):
+        d = den[t] + eps
+        num[t] = num[t] / d if d != 0.0 else 0.0  # num now holds B_t
+    # zero-tail rule: the unique longest response, beyond the second-longest length
+    tail_k = -1
+    second = 0
+    if handle_zero_tail:
+        best = -1.0
+        nbest = 0
+        for k in range(n):
+            if lengths[k] > best:
+                best = lengths[k]
+                nbest = 1
+                tail_k = k
+            elif lengths[k] == best:
+                nbest += 1
+        sec = -1.0
+        for k in range(n):
+            if k != tail_k and lengths[k] > sec:
+                sec = lengths[k]
+        if nbest == 1 and best > sec:
+            second = int(sec)
+        else:
+            tail_k = -1
+    for k in range(n):
+        i = members[k]
+        stop = L if k != tail_k else second
+        for t in range(stop):
+            adv[i, t] = (ret[i, t] - num[t]) * m[i, t]
+        for t in range(stop, L):
+            adv[i, t] = ret[i, t] * m[i, t]
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _otb_kernel(r, m, lp, spp, isw, use_is, order, starts, handle_zero_tail, eps, adv, ret, bad_groups):
+    n_groups = starts.shape[0] - 1
+    for g in range(n_groups):
+        bad_groups[g] = _otb_group(r, m, lp, spp, isw, use_is, order[starts[g]:starts[g + 1]],
+                                   handle_zero_tail, eps, adv, ret)
+
+
+def optimal_token_baseline_advantage(token_rewards, response_mask, group_ids, log_probs, sum_pi_squared,
+                                     *, is_weights=None, handle_zero_tail: bool = False, eps: float = 1e-8):
+    r"""Optimal-token-baseline advantages on a padded batch, exactly as implemented by the authors.
+
+    For response ``i`` of a group (same ``group_ids``), position ``t``:
+
+    .. math::
+        w_j &= (1 - 2\pi(y_j|c_j) + \textstyle\sum_v \pi(v|c_j)^2)\,\bar\rho_j^2, \qquad
+        W_t = \sum_{j \le t} m_j w_j, \qquad G_t = \sum_{k \ge t} m_k r_k, \\
+        B_t &= \frac{\sum_i m^i_t G^i_t W^i_t}{\sum_i m^i_t W^i_t + \epsilon}, \qquad
+        A^i_t = (G^i_t - B_t)\, m^i_t .
+
+    The sum over ``i`` includes the response itself (no leave-one-out); a group
+    of one gets ``B = 0`` (``A = G``).  Where the denominator is exactly 0
+    (only possible with ``eps = 0``: no member alive at ``t``, or all alive
+    members with ``W = 0``) we set ``B_t = 0`` rather than the implementation's
+    NaN (our decision; with the default ``eps`` the two agree).  With ``handle_zero_tail`` the unique
+    longest response of a group (length = number of unmasked positions) gets
+    ``B = 0`` at columns ``t ≥`` the second-longest length.
+
+    Parameters
+    ----------
+    token_rewards : (N, L) array — ``r`` (finite everywhere).
+    response_mask : (N, L) array of 0/1 — ``m``.
+    group_ids : (N,) labels — responses with equal labels form a group.
+    log_probs : (N, L) — ``log π(y_j|c_j)``; finite everywhere, ``≤ 0`` where ``m = 1``.
+    sum_pi_squared : (N, L) — ``Σ_v π(v|c_j)²``; finite, in ``(0, 1]`` where ``m = 1``
+        (:func:`proofs_check.logits.sum_pi_squared` computes it from logits).
+    is_weights : optional (N, L) — truncated IS weights ``ρ̄_j ≥ 0``.
+    handle_zero_tail : bool — the zero-tail rule (step 5 of the implementation).
+    eps : float ≥ 0 — the guard ``ε`` in the denominator.
+
+    Returns
+    -------
+    (advantages, returns) : two (N, L) float64 arrays; zero wherever ``m = 0``
+        (a fully masked row gives zeros, never NaN).
+
+    Validation happens inside the fused kernel (branch-free flags in the same
+    pass); a flagged group triggers a NumPy re-check that raises ``ValueError``
+    naming the argument, the position of the first bad entry and its value.
+    Serial and ``nogil``: groups are independent, so callers may split a batch
+    by group across threads.  (A ``prange`` version was slower on the shared
+    2-core machine where it was measured.)  Ranges are
+    checked where ``m = 1`` only, since padding positions often hold
+    placeholders; NaN/inf are refused everywhere.
+
+    The kernel forms ``G_t = R − Σ_{k<t} m_k r_k`` in a forward pass (the same
+    partial sums as ``R``, so ``G_0 = R`` and ``G_t = 0`` after the last valid
+    token exactly); it equals the reverse cumulative sum of the implementation
+    up to rounding of order ``ε Σ|r|``.
+
+    Source: veRL ``compute_optimal_token_baseline_advantage`` (CONFIRMED from
+    code); theory ``baselines.md#otb-implementation``.
+    """
+    eps = check_real("eps", eps, lo=0.0)
+    if not isinstance(handle_zero_tail, (bool, np.bool_)):
+        raise TypeError(f"handle_zero_tail must be a bool, got {handle_zero_tail!r}")
+    r, m, lp, spp, isw, inv, order, starts = _validate_batch(
+        token_rewards, response_mask, group_ids, log_probs, sum_pi_squared, is_weights)
+    adv = np.empty_like(r)
+    ret = np.empty_like(r)
+    use_is = isw is not None
+    bad_groups = np.zeros(starts.size - 1, dtype=np.bool_)
+    _otb_kernel(r, m, lp, spp, isw if use_is else np.empty((1, 1)), use_is, order, starts,
+                bool(handle_zero_tail), eps, adv, ret, bad_groups)
+    if bad_groups.any():
+        _check_values_numpy(r, m, lp, spp, isw)  # locates the bad entry and raises
+        raise AssertionError("kernel flagged an invalid entry that the NumPy check did not find")  # pragma: no cover
+    return adv, ret
+
+
+def otb_advantage_numpy(token_rewards, response_mask, group_ids, log_probs, sum_pi_squared,
+                        *, is_weights=None, handle_zero_tail: bool = False, eps: float = 1e-8):
+    """Plain-NumPy (vectorised) reference for :func:`optimal_token_baseline_advantage`.
+
+    Same contract and formula; a handful of whole-array passes instead of one
+    fused kernel.
+    """
+    eps = check_real("eps", eps, lo=0.0)
+    r, m, lp, spp, isw, inv, order, starts = _validate_batch(
+        token_rewards, response_mask, group_ids, log_probs, sum_pi_squared, is_weights)
+    _check_values_numpy(r, m, lp, spp, isw)
+    ret = _reward_to_go(r, m)
+    w = np.where(m == 1, 1.0 - 2.0 * np.exp(np.minimum(lp, 0.0)) + spp, 0.0)
+    if isw is not None:
+        w = w * isw ** 2
+    W = np.cumsum(w * m, axis=1)
+    n_groups = starts.size - 1
+    num = np.zeros((n_groups, r.shape[1]))
+    den = np.zeros((n_groups, r.shape[1]))
+    np.add.at(num, inv, ret * W * m)
+    np.add.at(den, inv, W * m)
+    d = den + eps
+    B = np.divide(num, d, out=np.zeros_like(num), where=d != 0)[inv]
+    sizes = np.diff(starts)[inv]
+    B[sizes == 1] = 0.0
+    if handle_zero_tail:
+        lengths = m.sum(axis=1)
+        for g in range(n_groups):
+            members = order[starts[g]:starts[g + 1]]
+            if members.size < 2:
+                continue
+            ls = lengths[members]
+            top = ls.max()
+            srt = np.sort(ls)
+            if np.sum(ls == top) == 1 and top > srt[-2]:
+                B[members[np.argmax(ls)], int(srt[-2]):] = 0.0
+    return (ret - B) * m, ret
+
+
+def otb_advantage_loop(token_rewards, response_mask, group_ids, log_probs, sum_pi_squared,
+                       *, is_weights=None, handle_zero_tail: bool = False, eps: float = 1e-8):
+    """Straightforward per-token Python loops written from the implementation's steps 1–6.
+
+    Independent of the kernel and of the NumPy reference (dicts and lists, no
+    array arithmetic); slow — used by the tests and as the benchmark's
+    per-token loop.  Validation as in :func:`otb_advantage_numpy`.
+    """
+    eps = check_real("eps", eps, lo=0.0)
+    r, m, lp, spp, isw, inv, order, starts = _validate_batch(
+        token_rewards, response_mask, group_ids, log_probs, sum_pi_squared, is_weights)
+    _check_values_numpy(r, m, lp, spp, isw)
+    N, L = r.shape
+    rows_r, rows_m, rows_lp, rows_s = r.tolist(), m.tolist(), lp.tolist(), spp.tolist()
+    rows_is = isw.tolist() if isw is not None else None
+    G = [[0.0] * L for _ in range(N)]
+    W = [[0.0] * L for _ in range(N)]
+    for i in range(N):
+        acc = 0.0
+        for t in range(L):  # step 1-2: w_j (times ρ̄_j²), cumulative over unmasked positions
+            if rows_m[i][t] == 1.0:
+                wj = 1.0 - 2.0 * math.exp(rows_lp[i][t]) + rows_s[i][t]
+                if rows_is is not None:
+                    wj *= rows_is[i][t] ** 2
+                acc += wj
+            W[i][t] = acc
+        acc = 0.0
+        for t in range(L - 1, -1, -1):  # step 3: reward-to-go over unmasked positions
+            if rows_m[i][t] == 1.0:
+                acc += rows_r[i][t]
+            G[i][t] = acc
+    groups: dict = {}
+    for i, g in enumerate(np.asarray(group_ids).tolist()):
+        groups.setdefault(g, []).append(i)
+    adv = [[0.0] * L for _ in range(N)]
+    for members in groups.values():
+        baseline = {i: [0.0] * L for i in members}
+        if len(members) > 1:
+            for t in range(L):  # step 4: self-inclusive weighted mean over responses alive at t
+                num = 0.0
+                den = 0.0
+                for i in members:
+                    if rows_m[i][t] == 1.0:
+                        num += G[i][t] * W[i][t]
+                        den += W[i][t]
+                b = num / (den + eps) if den + eps != 0.0 else 0.0
+                for i in members:
+                    baseline[i][t] = b
+            if handle_zero_tail:  # step 5
+                lengths = {i: sum(rows_m[i]) for i in members}
+                longest = max(lengths.values())
+                holders = [i for i in members if lengths[i] == longest]
+                others = sorted(lengths[i] for i in members if i not in holders)
+                if len(holders) == 1 and others and longest > others[-1]:
+                    for t in range(int(others[-1]), L):
+                        baseline[holders[0]][t] = 0.0
+        for i in members:
+            for t in range(L):  # step 6
+                adv[i][t] = (G[i][t] - baseline[i][t]) if rows_m[i][t] == 1.0 else 0.0
+    return np.array(adv), np.array(G)  # returns: the masked reverse cumsum at every column

@@ -1,0 +1,319 @@
+r"""The finite-arm regret sweep: Ensemble++ against exact TS as the ensemble size grows
+(theory ``ensemble.md#regret``).
+
+The claim under test (paper key ``ensemblepp``, abstract; orders CONFIRMED,
+constants OPEN): with M = Θ(d log T) Ensemble++ has regret comparable to exact
+Thompson sampling.  The sweep plays, on common random numbers, exact TS,
+LinUCB, greedy and Ensemble++ for every family of :data:`SWEEP_FAMILIES` and
+every M of :func:`sweep_ms` on the finite-arm environment.
+
+* :func:`finite_sweep` — the sweep as one :class:`~proofs_check.engine.experiment.Experiment`
+  per dimension d (trial = one lock-step repetition; statistics ``final``,
+  the final regret of every agent, and ``curve``, the cumulative regret of
+  the agents of :func:`curve_labels` every ``T/200`` rounds).  The claims
+  ``ensemble.regret.finite.*`` reduce it with :func:`final_gap`; the figures
+  read it through :func:`~proofs_check.engine.measure` and :class:`RegretSweep`.
+* :func:`smallest_m_within` — the smallest M within a margin of TS, with a
+  bootstrap interval; :func:`smallest_m_on_grid` the censored point estimate.
+* :func:`smallest_m_experiment` — the smallest M as a function of d (its own
+  d-grid; trial = one replicate of ``n_inner`` repetitions per d), reduced by
+  :func:`smallest_m_per_d` for the claim ``ensemble.regret.smallest_m_vs_d``.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from proofs_check.engine.experiment import Experiment
+from proofs_check.engine.validate import check_choice, check_int, check_real
+
+from .agents import EnsemblePP, ExactTS, Greedy, LinUCB
+from .bandits import cumulative_regrets
+from .environments import FiniteArmEnv
+
+__all__ = ["SWEEP_FAMILIES", "sweep_ms", "sweep_agents", "family_label", "curve_labels", "curve_times",
+           "sweep_trials", "finite_sweep", "FINITE_SWEEPS", "final_gap", "RegretSweep", "SmallestM",
+           "smallest_m_within", "smallest_m_on_grid", "MSTAR_GRID", "smallest_m_trials",
+           "smallest_m_experiment", "SMALLEST_M", "smallest_m_per_d"]
+
+#: (index, perturbation) pairs of the sweep: matched families + classic ensemble sampling.
+SWEEP_FAMILIES = (("gaussian", "gaussian"), ("sphere", "sphere"), ("cube", "cube"),
+                  ("signed_coord", "signed_coord"), ("sparse", "sparse"), ("one_hot", "gaussian"))
+
+
+def sweep_ms(d: int) -> tuple:
+    """Ensemble sizes of the sweep: powers of two and d, 2d, 4d, 8d, up to 8d."""
+    d = check_int("d", d, lo=1)
+    ms = {2**k for k in range(0, 20) if 2**k <= 8 * d} | {d, 2 * d, 4 * d, 8 * d}
+    return tuple(sorted(ms))
+
+
+def sweep_agents(d: int, *, families=SWEEP_FAMILIES, ms=None) -> tuple:
+    """TS, LinUCB, Greedy, then Ensemble++ for every family and M (lock-step set)."""
+    ms = sweep_ms(d) if ms is None else tuple(ms)
+    return (ExactTS(), LinUCB(), Greedy()) + tuple(EnsemblePP(M, i, p) for i, p in families
+                                                    for M in ms)
+
+
+def family_label(index: str, perturbation: str) -> str:
+    """Family part of an :class:`EnsemblePP` label (``"gaussian"``, ``"ES"`` …)."""
+    return EnsemblePP(1, index, perturbation).label.split("[")[0]
+
+
+@dataclass(frozen=True)
+class SmallestM:
+    """Smallest M on the grid from which on (this M and every larger one on the
+    grid) the mean final regret is ≤ (1 + margin)·TS — "from which on" guards
+    against a single lucky crossing at small M.
+
+    ``m`` is the point estimate (``None`` if no M on the grid qualifies);
+    ``ci`` the percentile-bootstrap interval over repetitions (paired
+    resampling, ``n_boot`` resamples, seed ``seed``), ``None`` entries meaning
+    "beyond the grid"; ``ratio`` the mean-regret ratio to TS per M.
+    """
+
+    family: str
+    margin: float
+    rule: str
+    m: int | None
+    ci: tuple
+    level: float
+    ms: tuple
+    ratio: tuple
+    n_boot: int
+    seed: int
+
+    def to_dict(self) -> dict:
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
+
+
+def smallest_m_within(result, index: str, perturbation: str, *, margin: float = 0.10,
+                      level: float = 0.90, n_boot: int = 2000, seed: int = 0,
+                      rule: str = "from_which_on") -> SmallestM:
+    """:class:`SmallestM` from a sweep result (a :class:`RegretSweep` or a
+    :class:`~seqproj.ensemble.BanditResult` of the agents of :func:`sweep_agents`).
+
+    ``rule="from_which_on"`` (default): the smallest grid M such that it and every
+    larger grid M are within the margin; ``rule="first"``: the first grid M within
+    the margin (optimistic: one lucky crossing suffices).
+    """
+    margin = check_real("margin", margin, lo=0.0)
+    check_choice("rule", rule, ("from_which_on", "first"))
+    fam = family_label(index, perturbation)
+    pairs = [(int(lab.split("M=")[1].split("]")[0].split(",")[0]), i)
+             for i, lab in enumerate(result.labels)
+             if lab.startswith(fam + "[") and ",haar" not in lab]
+    if not pairs:
+        raise ValueError(f"no agent of family {fam!r} in the result")
+    pairs.sort()
+    ms = tuple(m for m, _ in pairs)
+    F = result.final[[i for _, i in pairs]]          # (n_M, n_reps)
+    ts = result.final[result.index("TS")]             # (n_reps,)
+
+    def first(mean_f, mean_ts):
+        if rule == "first":
+            ok = np.nonzero(mean_f <= (1.0 + margin) * mean_ts)[0]
+            return ms[ok[0]] if ok.size else None
+        bad = np.nonzero(mean_f > (1.0 + margin) * mean_ts)[0]
+        k = 0 if bad.size == 0 else int(bad[-1]) + 1
+        return ms[k] if k < len(ms) else None
+
+    m_hat = first(F.mean(axis=1), ts.mean())
+    g = np.random.default_rng(seed)
+    n = ts.size
+    big = 10 * max(ms)
+    boots = []
+    for _ in range(n_boot):
+        r = g.integers(0, n, size=n)
+        v = first(F[:, r].mean(axis=1), ts[r].mean())
+        boots.append(big if v is None else v)
+    lo, hi = np.quantile(boots, [(1 - level) / 2, (1 + level) / 2], method="inverted_cdf")
+    ci = (None if lo == big else int(lo), None if hi == big else int(hi))
+    return SmallestM(family=fam, margin=margin, rule=rule, m=m_hat, ci=ci, level=level, ms=ms,
+                     ratio=tuple(float(x) for x in F.mean(axis=1) / ts.mean()), n_boot=n_boot,
+                     seed=seed)
+
+
+def smallest_m_on_grid(ms, final_means, ts_mean, margin):
+    """The smallest grid M from which on (it and every larger grid M) the mean
+    final regret is ≤ (1 + margin)·TS, or ``math.nan`` when the criterion is
+    not met at the largest grid M (**censored**: "not reached on the grid" is
+    not a number and is never replaced by one)."""
+    good = np.asarray(final_means) <= (1.0 + margin) * ts_mean
+    bad = np.nonzero(~good)[0]
+    first = 0 if bad.size == 0 else int(bad[-1]) + 1
+    return float(ms[first]) if first < len(ms) else math.nan
+
+
+# ---------------------------------------------------------------------------
+# the sweep as an experiment: one per d, read by the regret claims and figures
+# ---------------------------------------------------------------------------
+
+def curve_labels(d: int) -> tuple:
+    """The agents whose cumulative-regret curves the sweep keeps: TS, four families at M = 8d,
+    LinUCB and greedy."""
+    M = 8 * check_int("d", d, lo=1)
+    return ("TS", f"gaussian[M={M}]", f"sphere[M={M}]", f"ES[M={M}]", f"signed_coord[M={M}]",
+            "LinUCB", "Greedy")
+
+
+def curve_times(T: int) -> np.ndarray:
+    """The rounds at which the sweep keeps cumulative regret: every ``max(1, T // 200)``-th."""
+    every = max(1, check_int("T", T, lo=1) // 200)
+    return np.arange(every, T + 1, every)
+
+
+def sweep_trials(rng, n, *, d, K, T, ms=None) -> dict:
+    """``n`` independent lock-step repetitions of the sweep (:func:`sweep_agents`).
+
+    Returns ``final`` (``n × n_agents``, final regrets in the order of
+    :func:`sweep_agents`) and ``curve`` (``n × len(curve_labels(d)) ×
+    len(curve_times(T))``, cumulative regret at the rounds of :func:`curve_times`).  One root seed per repetition is drawn from ``rng``
+    (:func:`~seqproj.ensemble.cumulative_regrets`), so the numbers equal those
+    of :func:`~seqproj.ensemble.run_bandit` with the same seed and chunk size.
+    """
+    agents = sweep_agents(d, ms=ms)
+    labels = [a.label for a in agents]
+    picks = [labels.index(lab) for lab in curve_labels(d) if lab in labels]
+    cum = cumulative_regrets(rng, n, env=FiniteArmEnv(d, K), agents=agents, T=T)
+    return {"final": cum[:, :, -1], "curve": cum[:, picks][:, :, curve_times(T) - 1]}
+
+
+def finite_sweep(d: int, *, K: int = 1000, T: int = 2000, ms=None, chunk_size: int = 5) -> Experiment:
+    """The finite-arm sweep at dimension ``d`` as an experiment (id
+    ``ensemble.regret.finite.d<d>``; a smaller ``K``/``T``/``ms`` gets its own id)."""
+    d = check_int("d", d, lo=1)
+    K = check_int("K", K, lo=1)
+    T = check_int("T", T, lo=1)
+    ms = sweep_ms(d) if ms is None else tuple(int(m) for m in ms)
+    full = (K, T, ms) == (1000, 2000, sweep_ms(d))
+    eid = f"ensemble.regret.finite.d{d}" + ("" if full else f".K{K}.T{T}.M{'-'.join(map(str, ms))}")
+    return Experiment(id=eid, fn=functools.partial(sweep_trials, d=d, K=K, T=T, ms=ms),
+                      chunk_size=chunk_size,
+                      params={"d": d, "K": K, "T": T, "ms": list(ms),
+                              "families": [list(f) for f in SWEEP_FAMILIES],
+                              "theta_var": 10.0, "noise_sd": 1.0})
+
+
+#: The sweeps of the regret claims and figures: d ∈ {10, 50}, K = 1000, T = 2000, the full M grid.
+FINITE_SWEEPS = {d: finite_sweep(d) for d in (10, 50)}
+
+
+def final_gap(stats, *, d: int, label: str, margin: float, ms=None) -> np.ndarray:
+    """Per repetition ``R_label − (1 + margin)·R_TS`` from the sweep's ``final`` statistic
+    (the paired differences of the regret claims)."""
+    labels = [a.label for a in sweep_agents(d, ms=ms)]
+    fin = np.asarray(stats["final"], dtype=float)
+    return fin[:, labels.index(label)] - (1.0 + margin) * fin[:, labels.index("TS")]
+
+
+@dataclass(frozen=True)
+class RegretSweep:
+    """A measured sweep read back for plotting: ``final[i, r]`` is the final regret of
+    agent ``labels[i]`` in repetition ``r`` (``ms`` the ensemble sizes of the sweep);
+    ``curve[r, j, k]`` the cumulative regret of ``curve_labels[j]`` after round ``times[k]``."""
+
+    labels: tuple
+    ms: tuple
+    final: np.ndarray
+    curve_labels: tuple
+    times: np.ndarray
+    curve: np.ndarray
+    T: int
+    level: float = 0.95
+
+    @classmethod
+    def from_measurement(cls, measurement, *, level: float = 0.95) -> "RegretSweep":
+        p = measurement.experiment.params
+        d, T = int(p["d"]), int(p["T"])
+        labels = tuple(a.label for a in sweep_agents(d, ms=p["ms"]))
+        return cls(labels=labels, ms=tuple(int(m) for m in p["ms"]), final=np.ascontiguousarray(np.asarray(measurement.stats["final"]).T),
+                   curve_labels=tuple(lab for lab in curve_labels(d) if lab in labels),
+                   times=curve_times(T), curve=np.asarray(measurement.stats["curve"]),
+                   T=T, level=check_real("level", level, lo=0.0, hi=1.0, lo_open=True, hi_open=True))
+
+    @property
+    def n_reps(self) -> int:
+        return int(self.final.shape[1])
+
+    def index(self, label: str) -> int:
+        try:
+            return self.labels.index(label)
+        except ValueError:
+            raise ValueError(f"unknown agent label {label!r}; have {list(self.labels)}") from None
+
+    def _mean_ci(self, v):
+        from scipy import stats as st
+
+        m = v.mean(axis=0)
+        if v.shape[0] < 2:
+            return m, np.full_like(m, -np.inf), np.full_like(m, np.inf)
+        h = st.t.ppf(0.5 + self.level / 2, v.shape[0] - 1) * v.std(axis=0, ddof=1) / math.sqrt(v.shape[0])
+        return m, m - h, m + h
+
+    def final_mean_ci(self, label: str):
+        """Mean final regret of ``label`` and its ``level`` t-interval."""
+        m, lo, hi = self._mean_ci(self.final[self.index(label)])
+        return float(m), (float(lo), float(hi))
+
+    def curve_mean_ci(self, label: str):
+        """Mean cumulative regret of ``label`` at :attr:`times` and its pointwise t-band."""
+        if label not in self.curve_labels:
+            raise ValueError(f"no curve kept for {label!r}; have {list(self.curve_labels)}")
+        return self._mean_ci(self.curve[:, self.curve_labels.index(label), :])
+
+
+# ---------------------------------------------------------------------------
+# the smallest M within 10% of TS as a function of d (its own d-grid)
+# ---------------------------------------------------------------------------
+
+#: Ensemble sizes of the smallest-M law (ratio ≈ 1.5); at each d the grid stops at 8d.
+MSTAR_GRID = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256)
+
+
+def _mstar_ms(d: int) -> list:
+    return [m for m in MSTAR_GRID if m <= 8 * d]
+
+
+def smallest_m_trials(rng, n, *, ds, K, T, n_inner) -> dict:
+    """``n`` independent replicates; per replicate and d, ``n_inner`` lock-step repetitions of
+    TS and Gaussian Ensemble++ over :data:`MSTAR_GRID` (≤ 8d) on common random numbers.
+    Statistic ``mean_final_d<d>`` (``n × (1 + n_M)``): the replicate's mean final regret of
+    TS, then of each grid M."""
+    out = {f"mean_final_d{d}": np.empty((n, 1 + len(_mstar_ms(d)))) for d in ds}
+    for r in range(n):
+        for d in ds:
+            agents = (ExactTS(),) + tuple(EnsemblePP(m) for m in _mstar_ms(d))
+            cum = cumulative_regrets(rng, n_inner, env=FiniteArmEnv(d, K), agents=agents, T=T)
+            out[f"mean_final_d{d}"][r] = cum[:, :, -1].mean(axis=0)
+    return out
+
+
+def smallest_m_experiment(ds=(4, 8, 16, 32), *, K: int = 100, T: int = 500, n_inner: int = 30,
+                          chunk_size: int = 1) -> Experiment:
+    """The smallest-M replicates as an experiment (id ``ensemble.regret.smallest_m``)."""
+    ds = tuple(check_int("d", d, lo=1) for d in ds)
+    return Experiment(id="ensemble.regret.smallest_m",
+                      fn=functools.partial(smallest_m_trials, ds=ds, K=K, T=T, n_inner=n_inner),
+                      chunk_size=chunk_size,
+                      params={"d": list(ds), "K": K, "T": T, "n_inner": n_inner,
+                              "M_grid": list(MSTAR_GRID)})
+
+
+#: The experiment of ``ensemble.regret.smallest_m_vs_d``: d ∈ {4, 8, 16, 32}, K = 100, T = 500,
+#: 30 repetitions per replicate and d.
+SMALLEST_M = smallest_m_experiment()
+
+
+def smallest_m_per_d(stats, *, ds, margin: float) -> np.ndarray:
+    """Per replicate and d the smallest grid M from which on Gaussian Ensemble++ is within
+    ``margin`` of TS (:func:`smallest_m_on_grid`; NaN = censored), shape ``(n, len(ds))``."""
+    cols = []
+    for d in ds:
+        fin = np.asarray(stats[f"mean_final_d{d}"], dtype=float)
+        ms = _mstar_ms(d)
+        cols.append([smallest_m_on_grid(ms, row[1:], row[0], margin) for row in fin])
+    return np.asarray(cols, dtype=float).T

@@ -1,0 +1,185 @@
+r"""Tracking error: how far :math:`A_tA_t^\top` is from :math:`\Sigma_t` (theory ``ensemble.md#tracking``).
+
+The tracking error of a factor is
+:math:`\|\Sigma^{-1/2}AA^\top\Sigma^{-1/2} - I\|_{op}`; under adaptive play its
+supremum over :math:`t \le T` is what the sequential Johnson–Lindenstrauss
+argument bounds (form DERIVED: about :math:`2\sqrt{d/M}` for Gaussian
+families at a random start; constants OPEN).
+
+* :func:`tracking_error` — the error of one ``(Σ, A)``;
+* :func:`sup_tracking_error` — its supremum along one adaptive run, with the
+  failure-mode switches of theory ``ensemble.md#failure-modes``;
+* :func:`sup_error_trials` — replicates over a grid of M, d or T, in the
+  engine's chunk signature ``f(rng, n, *, ...)``; :data:`TRACKING_VS_M`,
+  :data:`TRACKING_VS_D`, :data:`TRACKING_VS_T` are the experiments the
+  ``ensemble.tracking.*`` claims reduce (:func:`sup_errors`,
+  :func:`haar_minus_random`) and the tracking figures plot.
+"""
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from proofs_check.engine.blas import single_threaded_blas
+from proofs_check.engine.experiment import Experiment
+from proofs_check.engine.validate import as_generator, check_choice, check_int
+
+from .index_families import sample_perturbation
+from .posterior_factor import LinearEnsemblePP, _pd_error
+
+__all__ = ["tracking_error", "sup_tracking_error", "sup_error_trials", "tracking_experiment",
+           "TRACK_SETUP", "TRACKING_VS_M", "TRACKING_VS_D", "TRACKING_VS_T", "sup_errors",
+           "haar_minus_random"]
+
+
+def _whiten(Sigma, A) -> np.ndarray:
+    """:math:`L^{-1}A` with :math:`LL^\\top = \\Sigma` (raises ``RuntimeError`` if Σ is not PD)."""
+    try:
+        L = np.linalg.cholesky(Sigma)
+    except np.linalg.LinAlgError:
+        lam = float(np.linalg.eigvalsh(Sigma)[0])
+        raise _pd_error("Σ", f"Cholesky failed, smallest eigenvalue {lam:.3e}") from None
+    return np.linalg.solve(L, A)
+
+
+def tracking_error(Sigma, A) -> float:
+    r""":math:`\|\Sigma^{-1/2}AA^\top\Sigma^{-1/2} - I\|_{op}` (theory ``ensemble.md#tracking``),
+    computed as :math:`\|L^{-1}AA^\top L^{-\top} - I\|` with :math:`LL^\top = \Sigma` (a
+    similar matrix; same eigenvalues)."""
+    Wm = _whiten(np.asarray(Sigma, float), np.asarray(A, float))
+    ev = np.linalg.eigvalsh(Wm @ Wm.T)
+    return float(max(abs(ev[0] - 1.0), abs(ev[-1] - 1.0)))
+
+
+def sup_tracking_error(d, M, T, rng, *, K=100, index="gaussian", perturbation="gaussian",
+                       init="random", prior_var=1.0, noise_sd=1.0, play="agent",
+                       reuse_z=False, perturbation_scale=1.0, every=1):
+    r"""``sup_{t ≤ T} ‖Σ_t^{-1/2} A_t A_tᵀ Σ_t^{-1/2} − I‖_op`` along one run (t = 0 included).
+
+    Set-up of the reference runs (theory ``ensemble.md#tracking``): K arms uniform on the unit
+    sphere (fixed), θ* ~ N(0, prior_var·I), σ = ``noise_sd``, and actions
+    chosen adaptively by the Ensemble++ agent itself (``play="agent"``:
+    :math:`x_t = \arg\max_x x^\top(\mu_{t-1} + A_{t-1}\zeta_t)`, predictable).
+
+    Failure-mode switches (theory ``ensemble.md#failure-modes``): ``play="lookahead"`` draws
+    :math:`z_t` *before* choosing :math:`x_t` and picks the arm maximising
+    :math:`x^\top P_{t-1}z_t` (:math:`P = \Sigma^{-1}A`), breaking
+    predictability; ``reuse_z=True`` reuses the first perturbation for every
+    update; ``perturbation_scale`` rescales z and B (√M = "N(0, I) instead of
+    N(0, I/M)").  ``every`` evaluates the error every ``every`` rounds (1 =
+    exact sup).  Returns a float.
+    """
+    d = check_int("d", d, lo=1)
+    M = check_int("M", M, lo=1)
+    T = check_int("T", T, lo=0)
+    K = check_int("K", K, lo=1)
+    every = check_int("every", every, lo=1)
+    check_choice("play", play, ("agent", "lookahead"))
+    rng = as_generator(rng)
+    with single_threaded_blas():
+        return _sup_tracking_error(d, M, T, rng, K, index, perturbation, init, prior_var, noise_sd,
+                                   play, reuse_z, perturbation_scale, every)
+
+
+def _sup_tracking_error(d, M, T, rng, K, index, perturbation, init, prior_var, noise_sd, play,
+                        reuse_z, perturbation_scale, every):
+    ens = LinearEnsemblePP(d, M, prior_var=prior_var, noise_sd=noise_sd, index=index,
+                           perturbation=perturbation, init=init, rng=rng,
+                           perturbation_scale=perturbation_scale)
+    arms = rng.standard_normal((K, d))
+    arms /= np.linalg.norm(arms, axis=1, keepdims=True)
+    theta = math.sqrt(prior_var) * rng.standard_normal(d)
+    sup = tracking_error(ens.cov, ens.factor)
+    z_fixed = None
+    for t in range(1, T + 1):
+        z = None
+        if play == "lookahead":
+            z = sample_perturbation(perturbation, M, rng)
+            P = np.linalg.solve(ens.cov, ens.factor)
+            x = arms[int(np.argmax(arms @ (P @ z)))]
+        else:
+            x = arms[int(np.argmax(arms @ ens.sample(rng)))]
+        if reuse_z:
+            if z_fixed is None:
+                z_fixed = sample_perturbation(perturbation, M, rng)
+            z = z_fixed
+            ens._seen_z.clear()  # deliberate misuse for the failure-mode demonstration
+        y = float(x @ theta) + noise_sd * float(rng.standard_normal())
+        ens.update(x, y, z=z)
+        if t % every == 0 or t == T:
+            sup = max(sup, tracking_error(ens.cov, ens.factor))
+    return sup
+
+
+
+# ---------------------------------------------------------------------------
+# the tracking experiments: read by the ensemble.tracking.* claims and the figures
+# ---------------------------------------------------------------------------
+
+def sup_error_trials(rng, n, *, vary: str, grid, fixed, starts=("random",)) -> dict:
+    """``n`` independent replicates of :func:`sup_tracking_error` over a grid.
+
+    Per replicate one seed is drawn from ``rng``; every grid value and every start
+    in ``starts`` (``"random"``, ``"haar"``) runs with that seed (common random
+    numbers for the arms, θ* and the indices).  ``vary`` names the grid's variable:
+    ``"M"``, ``"T"`` or ``"d"`` (then ``M = fixed["M_per_d"]·d``); ``fixed`` holds
+    the other arguments of :func:`sup_tracking_error`.  Returns one statistic per
+    start, shape ``(n, len(grid))``.
+    """
+    check_choice("vary", vary, ("M", "T", "d"))
+    for start in starts:
+        check_choice("starts", start, ("random", "haar"))
+    out = {start: np.empty((n, len(grid))) for start in starts}
+    for r in range(n):
+        seed = int(rng.integers(0, 2**63))
+        for j, v in enumerate(grid):
+            kw = dict(fixed)
+            if vary == "d":
+                kw["d"] = int(v)
+                kw["M"] = int(fixed["M_per_d"] * v)
+            else:
+                kw[vary] = int(v)
+            kw.pop("M_per_d", None)
+            d, M, T = kw.pop("d"), kw.pop("M"), kw.pop("T")
+            for start in starts:
+                out[start][r, j] = sup_tracking_error(d, M, T, np.random.default_rng(seed),
+                                                      init=start, **kw)
+    return out
+
+
+def tracking_experiment(vary: str, grid, fixed, *, starts=("random",), name: str | None = None,
+                        chunk_size: int = 1) -> Experiment:
+    """:func:`sup_error_trials` as an experiment, id ``ensemble.tracking.vs_<vary>`` (or
+    ``ensemble.tracking.<name>``)."""
+    grid = tuple(int(v) for v in grid)
+    fixed = dict(fixed)
+    starts = tuple(starts)
+    return Experiment(id=f"ensemble.tracking.{name or 'vs_' + vary}",
+                      fn=functools.partial(sup_error_trials, vary=vary, grid=grid, fixed=fixed,
+                                           starts=starts),
+                      chunk_size=chunk_size,
+                      params={"vary": vary, vary: list(grid), **fixed, "starts": list(starts)})
+
+
+#: Reference set-up of the tracking runs (theory ``ensemble.md#tracking``).
+TRACK_SETUP = {"d": 10, "T": 2000, "K": 100, "prior_var": 1.0, "noise_sd": 1.0}
+#: sup error vs M (d = 10, T = 2000), random and Haar start on the same seeds.
+TRACKING_VS_M = tracking_experiment("M", (10, 20, 40, 80, 160, 320), TRACK_SETUP,
+                                    starts=("random", "haar"))
+#: sup error vs d at M = 8d (T = 2000).
+TRACKING_VS_D = tracking_experiment("d", (5, 10, 20, 40), {"T": 2000, "K": 100, "M_per_d": 8})
+#: sup error vs T at d = 10, M = 80.
+TRACKING_VS_T = tracking_experiment("T", (100, 300, 1000, 3000), {"d": 10, "M": 80, "K": 100})
+
+
+def sup_errors(stats, *, start: str = "random") -> np.ndarray:
+    """The ``(n, len(grid))`` sup errors of one start (a claim's ``reduce``)."""
+    return np.asarray(stats[start], dtype=float)
+
+
+def haar_minus_random(stats, *, column: int) -> np.ndarray:
+    """Per replicate sup error (Haar start) − sup error (random start) at grid ``column``
+    (paired: the same seed for both starts)."""
+    return np.asarray(stats["haar"], float)[:, column] - np.asarray(stats["random"], float)[:, column]
