@@ -8,7 +8,7 @@ trial-steps per second of
   (a) the NumPy full simulation batched over trials (one thread, pairwise sums),
   (b) the numba full kernel on all cores (chunks on threads, nogil kernel,
       per-chunk keys of the counter-based generator, normals drawn in the kernel),
-  (c) the exact reduced kernel (§7) on all cores,
+  (c) the exact reduced kernel on all cores,
 
 and the RNG roofline of the full simulation: NumPy standard normals per second
 on one core × cores ÷ M.  Targets (issue 3): (b) ≥ 2× (a) and ≥ 0.5 roofline;
@@ -31,8 +31,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from proofs_check.engine.runner import map_chunks  # noqa: E402
-from seqproj.reduced import simulate_reduced  # noqa: E402
-from seqproj.simulate import _Book, make_setup, simulate_full  # noqa: E402
+from seqproj import PathBook, check_coverage, make_setup, simulate_full, simulate_reduced  # noqa: E402
 
 T = 300
 
@@ -43,7 +42,7 @@ def numpy_full_batched(setup, n, rng):
     M = setup.M
     S = np.zeros((n, M))
     S[:, 0] = setup.x0
-    book = _Book(n, setup)
+    book = PathBook(n, setup)
     x = np.ones(n)
     for t in range(1, setup.T + 1):
         g = rng.standard_normal((n, M))
@@ -54,12 +53,21 @@ def numpy_full_batched(setup, n, rng):
     return int((book.et <= setup.T).sum())
 
 
-def _full_numba_task(M, rng, n):
-    return int(simulate_full(M, 0.5, T, n, rng).failed.sum())
+def _failures(rng, n, *, simulate, M):
+    """Chunk task: time-uniform failures of ``n`` trials (sphere, constant design)."""
+    return int(simulate(M, 0.5, T, n, rng).failed.sum())
 
 
-def _reduced_task(M, rng, n):
-    return int(simulate_reduced(M, 0.5, T, n, rng).failed.sum())
+def _threaded_run(simulate, M, chunk, cores, seeds):
+    """A run of two chunks per core on threads; returns the trial-steps done."""
+    task = functools.partial(_failures, simulate=simulate, M=M)
+    n = chunk * cores * 2
+
+    def run():
+        map_chunks(task, n, chunk_size=chunk, seed=next(seeds), executor="threads", workers=cores)
+        return n * T
+
+    return run
 
 
 def _timed(fn, min_time):
@@ -113,24 +121,8 @@ def main(argv=None):
             return n_a * T
 
         a = _timed(run_a, min_time)
-        chunk_b = max(2, 2 ** 16 // M)
-        n_b = chunk_b * cores * 2
-
-        def run_b():
-            map_chunks(functools.partial(_full_numba_task, M), n_b, chunk_size=chunk_b,
-                       seed=next(seq), executor="threads", workers=cores)
-            return n_b * T
-
-        b = _timed(run_b, min_time)
-        chunk_c = 50_000
-        n_c = chunk_c * cores * 2
-
-        def run_c():
-            map_chunks(functools.partial(_reduced_task, M), n_c, chunk_size=chunk_c,
-                       seed=next(seq), executor="threads", workers=cores)
-            return n_c * T
-
-        c = _timed(run_c, min_time)
+        b = _timed(_threaded_run(simulate_full, M, max(2, 2 ** 16 // M), cores, seq), min_time)
+        c = _timed(_threaded_run(simulate_reduced, M, 50_000, cores, seq), min_time)
         roof = normal_rate * cores / M
         rows[M] = (a, b, c, roof)
         print(f"{M:>5} {a:>12.3e} {b:>12.3e} {c:>12.3e} {roof:>12.3e} {b / a:>7.2f} {b / roof:>7.2f} "
@@ -148,7 +140,6 @@ def main(argv=None):
         print(f"  target {name}: {'MET' if ok else 'NOT MET'}")
 
     if args.rare:
-        from seqproj.check import check_coverage
         t0 = time.perf_counter()
         r = check_coverage(256, 0.5, 1e-5, T, budget=10_000_000, seed=0, alpha=0.05, method="fixed",
                            executor="threads", chunk_size=250_000)

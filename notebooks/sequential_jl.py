@@ -18,7 +18,7 @@
 # proves a Johnson–Lindenstrauss lemma for sketches built **one coordinate at a
 # time, adaptively**.  The paper has no experiments; this notebook walks
 # through the protocol, the adversaries, a coverage check with the toolkit's
-# engine, and the figures (spec `seqproj.md`).
+# engine, and the figures (theory: `docs/theory/seqproj.md`).
 #
 # Set `THEORYCHECK_FAST=1` for tiny sizes (used by the test suite).
 
@@ -69,8 +69,9 @@ print("union bound over 300 fixed vectors:", seqproj.union_bound_jl_min_dim(0.5,
 #
 # Two simulators return the same path statistics: the full protocol (a numba
 # kernel with a bit-identical NumPy reference, O(M) per step) and the exact
-# reduced simulation of §7 (O(1) per step, sphere/Gaussian columns and
-# adversaries that only look at `(‖S‖², V)`).
+# reduced simulation (O(1) per step, sphere/Gaussian columns and
+# adversaries that only look at `(‖S‖², V)`).  Both kernels share one per-step
+# bookkeeping and one counter-based random number generator.
 
 # %%
 full = seqproj.simulate_full(64, 0.5, 300, 200 if FAST else 2_000, 0)
@@ -140,7 +141,26 @@ show("fixed design, out of band at T", fixed.out_at_T.sum(), fixed.n, 3)
 print("Dasgupta-Gupta fixed-vector bound:", round(seqproj.fixed_vector_jl_failure_bound(32, 0.5), 4))
 
 # %% [markdown]
-# ## 7. Figures
+# ## 7. One simulation, stored once
+#
+# The claims and the figures do not run their own Monte Carlo: each reads an engine
+# *experiment* — one simulator in one configuration, returning the four per-trial events
+# (time-uniform failure, out of band at T, mixture boundary crossed, any-time band left) —
+# measured in chunks under the engine's seeding.  The claim
+# `seqproj.coverage.sphere.constant.M32` and the M = 32 point of the first figure below
+# read the same chunks.
+
+# %%
+from proofs_check.engine.experiment import measure  # noqa: E402
+
+exp = seqproj.path_experiment(simulator="reduced", M=32, eps=0.5, T=300, chunk_size=1000)
+m = measure(exp, 2_000 if FAST else 20_000, seed=0)
+print(exp.id)
+for event in seqproj.EVENTS:
+    show(f"  {event}", m.stats[event].sum(), m.trials, 0)
+
+# %% [markdown]
+# ## 8. Figures
 #
 # The paper figures are built by `python -m paper_figs seqproj` (quick versions here).
 

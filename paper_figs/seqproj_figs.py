@@ -1,57 +1,53 @@
-"""Figures for sequential random projection (spec ``seqproj.md`` §6).
+"""Figures for sequential random projection (``docs/theory/seqproj.md``).
 
 * ``seqproj_failure_vs_M`` — time-uniform failure probability vs M, one curve
   per predictable adversary (sphere columns), with δ and the theorem's M marked.
 * ``seqproj_fixed_vs_uniform`` — under the stopping adversary, the fixed-time
   failure at t = T equals the time-uniform one and exceeds the fixed-vector
-  (Dasgupta–Gupta) bound; a fixed design stays far below it (check B).
-* ``seqproj_tails`` — failure vs M by column family; one-hot flagged (check E).
+  (Dasgupta–Gupta) bound; a fixed design stays far below it.
+* ``seqproj_tails`` — failure vs M by column family; one-hot flagged.
 * ``seqproj_required_M`` — required M vs T (log axes): the sequential bound,
-  the union bound, scikit-learn's formula and the empirical M* (check A).
+  the union bound, scikit-learn's formula and the empirical M*.
 
-Every point is a Monte Carlo estimate with an exact 95 % Clopper–Pearson
-interval, except the empirical M* of ``seqproj_required_M``, whose error bar is
-the simultaneous 99 % confidence bracket of :func:`seqproj.check.empirical_min_dim`
-(Bonferroni over the search's evaluations); point k of a figure runs chunks on threads with root seed ``100003·seed + k``
-(deterministic whatever the number of threads).
+Every Monte Carlo point is an engine experiment
+(:func:`seqproj.events.path_experiment`) measured with
+:func:`proofs_check.engine.experiment.measure` at the figure's root seed, on
+threads: chunk ``k`` draws from ``SeedSequence(seed, spawn_key=(k,))`` whatever
+the number of threads, and a point that shows the same simulation as a claim
+(M = 32 in ``failure_vs_M`` and ``fixed_vs_uniform``, M = 128 in ``tails``)
+reads the same chunks as that claim.  Points carry an exact 95 %
+Clopper–Pearson interval, except the empirical M* of ``seqproj_required_M``,
+whose error bar is the simultaneous 99 % confidence bracket of
+:func:`seqproj.empirical_min_dim` (measured the same way).
 """
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
-from proofs_check.engine.runner import map_chunks
+from proofs_check.engine import make_executor
+from proofs_check.engine.experiment import measure
 from proofs_check.engine.stats import clopper_pearson
-from seqproj.bounds import (fixed_vector_jl_failure_bound, sequential_jl_min_dim, sklearn_jl_min_dim,
-                            union_bound_jl_min_dim)
-from seqproj.check import empirical_min_dim
-from seqproj.reduced import simulate_reduced
-from seqproj.simulate import simulate_full
+from seqproj import (empirical_min_dim, fixed_vector_jl_failure_bound, path_experiment,
+                     sequential_jl_min_dim, sklearn_jl_min_dim, union_bound_jl_min_dim)
 
 from .style import figure, new_figure
 
 EPS, DELTA, T = 0.5, 0.05, 300
-
-
-def _counts_task(attrs, sim, M, T_, kw, rng, n):
-    f = simulate_reduced if sim == "reduced" else simulate_full
-    ps = f(M, EPS, T_, n, rng, **kw)
-    return [int(getattr(ps, a).sum()) for a in attrs]
-
-
-def _mc(attrs, sim, M, T_, n, seed, k, chunk=10_000, **kw):
-    """Event counts for ``attrs`` over ``n`` trials, chunked on threads (deterministic in ``(seed, k)``)."""
-    chunk = min(chunk, n)
-    res = map_chunks(functools.partial(_counts_task, tuple(attrs), sim, M, T_, kw), n,
-                     chunk_size=chunk, seed=seed * 100_003 + k, executor="threads")
-    n_run = len(res) * chunk
-    return [_estimate(sum(r[i] for r in res), n_run) for i in range(len(attrs))]
+#: trials per chunk, as in the claims that show the same simulations
+CHUNK = {"reduced": 1000, "full": 1000, "fixed_time": 10_000}
 
 
 def _estimate(k, n):
     lo, hi = clopper_pearson(int(k), int(n), 0.05)
     return {"events": int(k), "trials": int(n), "p_hat": k / n, "ci": [lo, hi]}
+
+
+def _measure(events, executor, seed, n, *, simulator="reduced", chunk=None, **config):
+    """Estimates of ``events`` from ``n`` trials (whole chunks) of one path experiment."""
+    exp = path_experiment(simulator=simulator, eps=EPS, chunk_size=chunk or CHUNK[simulator],
+                          **config)
+    stats = measure(exp, n, seed=seed, executor=executor).stats
+    return [_estimate(stats[e].sum(), stats[e].size) for e in events]
 
 
 def _plot_curve(ax, xs, ests, label, marker="o", **kw):
@@ -77,14 +73,11 @@ def failure_vs_M(*, quick: bool, seed: int):
     fig, ax = new_figure()
     data = {"eps": EPS, "delta": DELTA, "T": T, "columns": "sphere", "M_theorem": M_th, "M": Ms,
             "trials_per_point": n, "curves": {}}
-    k = 0
-    for adv in advs:
-        ests = []
-        for M in Ms:
-            ests.append(_mc(["failed"], "reduced", M, T, n, seed, k, adversary=adv)[0])
-            k += 1
-        data["curves"][adv] = ests
-        _plot_curve(ax, Ms, ests, adv)
+    with make_executor("threads") as ex:
+        for adv in advs:
+            ests = [_measure(["failed"], ex, seed, n, M=M, T=T, adversary=adv)[0] for M in Ms]
+            data["curves"][adv] = ests
+            _plot_curve(ax, Ms, ests, adv)
     ax.axhline(DELTA, color="k", ls="--", lw=0.8, label=f"δ = {DELTA}")
     ax.axvline(M_th, color="C7", ls=":", lw=1.0, label=f"theorem's M = {M_th}")
     ax.set(xscale="log", yscale="log", xlabel="sketch dimension M",
@@ -98,26 +91,26 @@ def failure_vs_M(*, quick: bool, seed: int):
 def fixed_vs_uniform(*, quick: bool, seed: int):
     Ms = [16, 24, 32, 48, 64, 96, 128] if not quick else [16, 32, 64]
     Tb = 500
-    n = 2_000 if quick else 50_000
+    n = 10_000 if quick else 50_000            # whole chunks of 10 000
     fig, ax = new_figure()
     data = {"eps": EPS, "T": Tb, "M": Ms, "trials_per_point": n, "curves": {}}
     labels = ("stopping, out of band at t = T", "stopping, time-uniform (some t ≤ T)",
               "fixed design, out of band at t = T")
-    k = 0
-    for fam, ls in (("sphere", "-"), ("gaussian", "--")):
-        curves = {lab: [] for lab in labels}
-        for M in Ms:
-            a, b = _mc(["out_at_T", "failed"], "reduced", M, Tb, n, seed, k, columns=fam,
-                       adversary="stopping")
-            c, = _mc(["out_at_T"], "reduced", M, Tb, n, seed, k + 1, columns=fam)
-            k += 2
-            curves[labels[0]].append(a)
-            curves[labels[1]].append(b)
-            curves[labels[2]].append(c)
-        for lab, marker in zip(labels, ("o", "s", "^")):
-            data["curves"][f"{fam}: {lab}"] = curves[lab]
-            _plot_curve(ax, Ms, curves[lab], f"{fam}: {lab}", marker=marker, ls=ls,
-                        ms=5 if marker == "o" else 3)
+    chunk = CHUNK["fixed_time"]
+    with make_executor("threads") as ex:
+        for fam, ls in (("sphere", "-"), ("gaussian", "--")):
+            curves = {lab: [] for lab in labels}
+            for M in Ms:
+                a, b = _measure(["out_at_T", "failed"], ex, seed, n, chunk=chunk, M=M, T=Tb,
+                                columns=fam, adversary="stopping")
+                c, = _measure(["out_at_T"], ex, seed, n, chunk=chunk, M=M, T=Tb, columns=fam)
+                curves[labels[0]].append(a)
+                curves[labels[1]].append(b)
+                curves[labels[2]].append(c)
+            for lab, marker in zip(labels, ("o", "s", "^")):
+                data["curves"][f"{fam}: {lab}"] = curves[lab]
+                _plot_curve(ax, Ms, curves[lab], f"{fam}: {lab}", marker=marker, ls=ls,
+                            ms=5 if marker == "o" else 3)
     dg = [float(fixed_vector_jl_failure_bound(M, EPS)) for M in Ms]
     data["dasgupta_gupta_bound"] = dg
     ax.plot(Ms, dg, "k:", lw=1.2, label="fixed-vector JL bound (Dasgupta–Gupta)")
@@ -131,31 +124,31 @@ def fixed_vs_uniform(*, quick: bool, seed: int):
 def tails(*, quick: bool, seed: int):
     Ms = [32, 64, 128] if quick else [32, 48, 64, 96, 128, 192]
     n_red = 2_000 if quick else 200_000
-    n_full = 200 if quick else 10_000
+    n_full = 1_000 if quick else 10_000        # whole chunks of 1 000
     fams = ("sphere", "gaussian", "rademacher", "onehot", "sparse")
     fig, ax = new_figure()
     data = {"eps": EPS, "T": T, "M": Ms, "adversary": "constant", "curves": {}}
-    k = 0
-    for fam in fams:
-        ests = []
-        for M in Ms:
-            if fam in ("sphere", "gaussian"):
-                ests.append(_mc(["failed"], "reduced", M, T, n_red, seed, k, columns=fam)[0])
-            else:
-                ests.append(_mc(["failed"], "full", M, T, n_full, seed, k, chunk=1_000,
-                                columns=fam)[0])
-            k += 1
-        label = fam + (" (outside assumptions)" if fam == "onehot" else "")
-        if fam == "sparse":
-            label = "sparse, s = M/8"
-        data["curves"][fam] = ests
-        _plot_curve(ax, Ms, ests, label, ls="--" if fam == "onehot" else "-")
+    with make_executor("threads") as ex:
+        for fam in fams:
+            reduced = fam in ("sphere", "gaussian")
+            ests = [_measure(["failed"], ex, seed, n_red if reduced else n_full,
+                             simulator="reduced" if reduced else "full", M=M, T=T, columns=fam)[0]
+                    for M in Ms]
+            _tails_curve(ax, data, fam, Ms, ests)
     ax.set(xscale="log", yscale="log", xlabel="sketch dimension M",
            ylabel="P(ratio leaves the band at some t ≤ T)",
            ylim=(1e-3 if quick else 1e-4, 1.0),
            title=f"tails by column family, ε = {EPS}, T = {T}")
     ax.legend(loc="lower left")
     return fig, data
+
+
+def _tails_curve(ax, data, fam, Ms, ests):
+    label = fam + (" (outside assumptions)" if fam == "onehot" else "")
+    if fam == "sparse":
+        label = "sparse, s = M/8"
+    data["curves"][fam] = ests
+    _plot_curve(ax, Ms, ests, label, ls="--" if fam == "onehot" else "-")
 
 
 @figure("seqproj_required_M")
@@ -166,8 +159,9 @@ def required_M(*, quick: bool, seed: int):
     seq = sequential_jl_min_dim(EPS, DELTA, Ts)
     uni = union_bound_jl_min_dim(EPS, DELTA, Ts)
     skl = sklearn_jl_min_dim(Ts, EPS)
-    emp = [empirical_min_dim(EPS, DELTA, int(t), trials=trials, seed=seed + i)
-           for i, t in enumerate(T_emp)]
+    with make_executor("threads") as ex:
+        emp = [empirical_min_dim(EPS, DELTA, int(t), trials=trials, seed=seed, executor=ex)
+               for t in T_emp]
     fig, ax = new_figure()
     ax.plot(Ts, seq, "o-", label="sequential JL (theorem, const = 16)")
     ax.plot(Ts, uni, "s-", label="union bound over T fixed vectors")

@@ -183,7 +183,7 @@ def _cmd_list(args) -> int:
         return 0
     found = claims(args.pattern)
     if args.pattern and not found:
-        raise ValueError(f"no claim matches {args.pattern!r}")
+        raise ValueError(f"pattern {args.pattern!r} matches no claim")
     if args.paper is not None:
         paper(args.paper)                  # ValueError listing the keys if unknown
         found = [c for c in found if args.paper in c.papers]

@@ -2,21 +2,21 @@ r"""Dimension bounds for (sequential) Johnson–Lindenstrauss and time-uniform b
 
 All functions are vectorised (NumPy broadcasting) and check their domain.
 
-Reference values (``../shared/spec/seqproj.md`` §4; δ = 0.05, c_0 = c_x = x_0 = 1):
+Reference values (``docs/theory/seqproj.md#fixed-time``; δ = 0.05, c_0 = c_x = x_0 = 1):
 
 >>> import numpy as np
 >>> eps = np.array([0.5, 0.5, 0.1]); T = np.array([10**3, 10**4, 10**4])
 >>> sequential_jl_min_dim(eps, 0.05, T).tolist()
 [951, 1172, 21483]
 
-The spec's table lists 254 / 310 / 5528 for the union bound: those are the
+The reference table lists 254 / 310 / 5528 for the union bound: those are the
 bound *rounded to the nearest integer* (254.32, 309.58, 5528.24).  A dimension
 must be an integer at least the bound, so this function rounds up:
 
 >>> union_bound_jl_min_dim(eps, 0.05, T).tolist()
 [255, 310, 5529]
 
-The spec's sklearn column (331 / 442 / 7894) is scikit-learn's own value, which
+The table's sklearn column (331 / 442 / 7894) is scikit-learn's own value, which
 truncates; rounding its formula up gives one more in each case:
 
 >>> sklearn_jl_min_dim(T, eps).tolist()
@@ -106,7 +106,7 @@ def _ceil(x):
 
 
 # --------------------------------------------------------------------------
-# sequential JL (§2) and its inverse
+# sequential JL (theory #coverage) and its inverse
 # --------------------------------------------------------------------------
 
 def _seq_log_term(delta, T, cx, x0):
@@ -125,7 +125,7 @@ def sequential_jl_min_dim(eps, delta, T, *, c0=1.0, cx=1.0, x0=1.0, const=16.0):
     result is rounded up to an integer.
 
     See Li, "Probability Tools for Sequential Random Projection"
-    (arXiv 2402.14026), sequential JL theorem; spec §2, label RECONSTRUCTED
+    (arXiv 2402.14026), sequential JL theorem; theory ``#coverage``, label RECONSTRUCTED
     (``const = 16`` and the placement of ``c0`` are exposed for that reason).
 
     >>> sequential_jl_min_dim(0.5, 0.05, 300)
@@ -154,7 +154,7 @@ def sequential_jl_eps(M, delta, T, *, c0=1.0, cx=1.0, x0=1.0, const=16.0):
     .. math:: \varepsilon = \frac{KL + \sqrt{K^2L^2 + 4MKL}}{2M},\quad K = \mathrm{const}\,c_0 .
 
     The value may exceed 1 (the lower side of the band is then vacuous).
-    Spec §2, RECONSTRUCTED.
+    Theory ``#coverage``, RECONSTRUCTED.
 
     >>> round(sequential_jl_eps(836, 0.05, 300), 4)
     0.4998
@@ -168,11 +168,11 @@ def sequential_jl_eps(M, delta, T, *, c0=1.0, cx=1.0, x0=1.0, const=16.0):
 
 
 def anytime_jl_eps(M, delta, V, *, c0=1.0, x0=1.0, const=16.0):
-    r"""Any-time form (spec §3b): the band half-width at realised ``V_t``.
+    r"""Any-time form (theory ``#anytime``): the band half-width at realised ``V_t``.
 
     Replaces ``x_0² + c_x T`` by ``V_t``: ``L = log(1/δ) + log(V_t / x_0²)`` and
     ``ε_t`` solves ``M ε² = const·c0·(1+ε)·L``.  No horizon.  ``V`` ≥ ``x0²``.
-    Spec §3b, DERIVED (whether the paper states it is OPEN).
+    Theory ``#anytime``, DERIVED (whether the paper states it is OPEN).
     """
     M = _at_least_one("M", M)
     delta = _open_unit("delta", delta)
@@ -186,7 +186,7 @@ def anytime_jl_eps(M, delta, V, *, c0=1.0, x0=1.0, const=16.0):
 
 
 # --------------------------------------------------------------------------
-# classical comparators (§4)
+# classical comparators (theory #fixed-time)
 # --------------------------------------------------------------------------
 
 def _jl_gap(eps):
@@ -199,7 +199,7 @@ def fixed_vector_jl_failure_bound(M, eps):
     .. math:: P(|\|\Pi u\|^2 - \|u\|^2| > \varepsilon\|u\|^2) \le
               2\exp\!\big(-\tfrac M2(\varepsilon^2/2 - \varepsilon^3/3)\big).
 
-    Spec §4, CONFIRMED.  Valid only for ``u`` independent of ``Π``.
+    Theory ``#fixed-time``, CONFIRMED.  Valid only for ``u`` independent of ``Π``.
 
     >>> round(fixed_vector_jl_failure_bound(32, 0.5), 4)
     0.5272
@@ -225,8 +225,8 @@ def union_bound_jl_min_dim(eps, delta, n_vectors):
 
     .. math:: M \ge \frac{2\log(2T/\delta)}{\varepsilon^2/2 - \varepsilon^3/3},
 
-    rounded up (the spec's table rounds to nearest; see the module doctest).
-    Spec §4, CONFIRMED.
+    rounded up (the reference table rounds to nearest; see the module doctest).
+    Theory ``#fixed-time``, CONFIRMED.
     """
     eps = _open_unit("eps", eps)
     delta = _open_unit("delta", delta)
@@ -243,7 +243,7 @@ def sklearn_jl_min_dim(n_samples, eps, *, round_up=True):
     truncates and so sits one below its own bound whenever the bound is not an
     integer; we round up (``round_up=False`` reproduces scikit-learn exactly).
     The formula is a union bound over about ``n²/2`` pairs with success
-    probability merely positive (no δ).  Spec §4, CONFIRMED.
+    probability merely positive (no δ).  Theory ``#fixed-time``, CONFIRMED.
     """
     n = _at_least_one("n_samples", n_samples)
     eps = _open_unit("eps", eps)
@@ -252,11 +252,11 @@ def sklearn_jl_min_dim(n_samples, eps, *, round_up=True):
 
 
 # --------------------------------------------------------------------------
-# time-uniform boundaries (§5)
+# time-uniform boundaries (theory #mixture)
 # --------------------------------------------------------------------------
 
 def normal_mixture_rho(v_opt, alpha_opt=0.05):
-    r"""``ρ = v_opt / (2 log(1/α_opt) + log(1 + 2 log(1/α_opt)))`` (spec §5, CONFIRMED),
+    r"""``ρ = v_opt / (2 log(1/α_opt) + log(1 + 2 log(1/α_opt)))`` (theory ``#mixture``, CONFIRMED),
     the mixture precision that makes the two-sided boundary tightest at ``v_opt``."""
     v_opt = _positive("v_opt", v_opt)
     a = _open_unit("alpha_opt", alpha_opt)
@@ -285,7 +285,7 @@ def normal_mixture_bound(v, alpha, v_opt, alpha_opt=0.05, two_sided=True):
     .. math:: |s_t| \le \sqrt{(v_t + \rho)\big(\log(1 + v_t/\rho) + 2\log(1/\alpha)\big)},
 
     with ρ from :func:`normal_mixture_rho` ``(v_opt, alpha_opt)``; the same as
-    confseq's ``normal_mixture_bound(..., is_one_sided=False)``.  Spec §5,
+    confseq's ``normal_mixture_bound(..., is_one_sided=False)``.  Theory ``#mixture``,
     CONFIRMED.
 
     One-sided (``two_sided=False``): the boundary of the half-normal mixture
@@ -325,7 +325,7 @@ def self_normalized_bound(V_bar, V, delta, *, R=1.0):
     ``V_bar`` and ``V`` are ``(..., d, d)`` positive-definite matrices (or
     scalars for ``d = 1``); returns the right-hand side.  In one dimension with
     ``V = ρ`` and ``R = 1`` this is the two-sided normal mixture boundary
-    squared, divided by ``v + ρ``.  Spec §5, CONFIRMED.
+    squared, divided by ``v + ρ``.  Theory ``#mixture``, CONFIRMED.
     """
     delta = _open_unit("delta", delta)
     R = _positive("R", R)

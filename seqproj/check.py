@@ -6,10 +6,10 @@ r"""One-call checks for users: coverage of the sequential JL theorem, and the em
 * :func:`empirical_min_dim` — bracket the empirical ``M*(ε, δ, T)`` at which
   the time-uniform failure probability equals δ, with its uncertainty, and the
   efficiency ratio ``M_theorem / M*``.
-* :func:`count_events` — the picklable trial function used by every
-  probability claim of :mod:`seqproj.claims`.
 
-Spec ``seqproj.md`` §6 A (check A), ``verification.md`` §2.
+Both read trials through :mod:`seqproj.events` and the engine's seeding.
+
+Theory: ``docs/theory/seqproj.md#coverage``, ``#efficiency``.
 """
 from __future__ import annotations
 
@@ -17,58 +17,23 @@ import functools
 import math
 from dataclasses import asdict, dataclass
 
-import numpy as np
 from scipy import stats as sstats
 
-from proofs_check.engine.claims import ProbabilityClaim
+from proofs_check.engine.claims import ProbabilityClaim, Source
+from proofs_check.engine.experiment import measure
 from proofs_check.engine.verify import verify_claim
 from proofs_check.engine.validate import check_choice, check_int, check_open_unit
 
 from .adversaries import ADVERSARIES, adversary as make_adversary, require_predictable
 from .bounds import sequential_jl_min_dim
 from .columns import FAMILIES
-from .reduced import check_reduced_supported, simulate_reduced
-from .simulate import simulate_full, simulate_lookahead
+from .events import choose_simulator, count_events, path_experiment
+from .reduced import check_reduced_supported
 
-__all__ = ["EVENTS", "SIMULATORS", "count_events", "choose_simulator", "check_coverage",
-           "empirical_min_dim", "MinDimResult"]
+__all__ = ["check_coverage", "empirical_min_dim", "MinDimResult"]
 
-#: Events a probability claim may count (attributes of :class:`~seqproj.simulate.PathStats`).
-EVENTS = ("failed", "out_at_T", "mix_cross", "anytime_exit")
-SIMULATORS = ("auto", "full", "reduced", "lookahead")
-
-
-def choose_simulator(columns: str, adversary, simulator: str = "auto") -> str:
-    """``"reduced"`` when §7 can serve (sphere/Gaussian, adversary on ``(‖S‖², V)``), else ``"full"``."""
-    check_choice("simulator", simulator, SIMULATORS)
-    if simulator != "auto":
-        return simulator
-    try:
-        check_reduced_supported(columns, adversary)
-        return "reduced"
-    except ValueError:
-        return "full"
-
-
-def count_events(rng, n, *, event="failed", simulator="reduced", M, eps, T, columns="sphere",
-                 adversary="constant", adversary_kw=None, **kw) -> int:
-    """Run ``n`` trials and count those in which ``event`` happened.
-
-    ``event`` ∈ :data:`EVENTS`; ``simulator`` ∈ ``{"full", "reduced", "lookahead"}``;
-    the remaining keywords go to the simulator.  Module-level so that claims
-    built with :func:`functools.partial` pickle.
-    """
-    check_choice("event", event, EVENTS)
-    adv = make_adversary(adversary, **(adversary_kw or {})) if isinstance(adversary, str) else adversary
-    if simulator == "reduced":
-        ps = simulate_reduced(M, eps, T, n, rng, columns=columns, adversary=adv, **kw)
-    elif simulator == "full":
-        ps = simulate_full(M, eps, T, n, rng, columns=columns, adversary=adv, **kw)
-    elif simulator == "lookahead":
-        ps = simulate_lookahead(M, eps, T, n, rng, columns=columns, **kw)
-    else:
-        raise ValueError(f"simulator must be one of ['full', 'lookahead', 'reduced'], got {simulator!r}")
-    return int(np.count_nonzero(getattr(ps, event)))
+#: trials per chunk of the simulators (exact reduced: O(T) per trial; full: O(T·M))
+CHUNK = {"reduced": 1000, "full": 100}
 
 
 def check_coverage(M, eps, delta, T, *, columns="sphere", adversary="constant", budget=None, seed=0,
@@ -80,14 +45,14 @@ def check_coverage(M, eps, delta, T, *, columns="sphere", adversary="constant", 
               \overset{?}{\le} \delta
 
     under ``columns`` and a **predictable** ``adversary``, with ``x_0 = 1``
-    (default) and ``z_0`` a fixed unit vector (setup of spec §6 A).  The claim is
+    (default) and ``z_0`` a fixed unit vector (setup of ``docs/theory/seqproj.md#coverage``).  The claim is
     built on the fly (not registered) and decided by
     :func:`proofs_check.engine.verify.verify_claim` at level ``alpha``.
 
     Returns the engine's :class:`~proofs_check.engine.results.ProbabilityResult`
     (``verdict``, ``trials``, ``events``, ``p_hat``, interval, seed, ...).
 
-    ``simulator="auto"`` uses the exact reduced simulation (§7) when it can,
+    ``simulator="auto"`` uses the exact reduced simulation (theory ``#reduced``) when it can,
     the full protocol otherwise.  ``budget`` defaults to 20 000 trials (reduced)
     or 2 000 (full).
     """
@@ -108,13 +73,13 @@ def check_coverage(M, eps, delta, T, *, columns="sphere", adversary="constant", 
     fn = functools.partial(count_events, event="failed", simulator=sim, M=M, eps=eps, T=T,
                            columns=columns, adversary=adv, x0=x0, cx=cx)
     reduced = sim == "reduced"
-    chunk = chunk_size or (1000 if reduced else 100)
+    chunk = chunk_size or CHUNK[sim]
     claim = ProbabilityClaim(
         id=f"seqproj.adhoc.coverage.{columns}.{adv.name}.M{M}",
-        statement=(f"P(exists t<=T: ||S_t||^2/V_t outside [1-eps,1+eps]) <= delta at M={M}, "
-                   f"eps={eps:g}, T={T}, delta={delta:g}, {columns} columns, {adv.name} adversary"),
-        source="Li, Probability Tools for Sequential Random Projection (arXiv 2402.14026), "
-               "sequential JL; spec seqproj.md §2, §6 A",
+        statement=(f"P(∃ t ≤ T: ‖S_t‖²/V_t ∉ [1−ε, 1+ε]) ≤ δ at M = {M}, ε = {eps:g}, T = {T}, "
+                   f"δ = {delta:g}, {columns} columns, {adv.name} adversary"),
+        source=Source(papers=("seqjl",), where="sequential JL theorem",
+                      theory="seqproj.md#coverage", note="ad-hoc check at a user's M"),
         label="RECONSTRUCTED",
         params={"M": M, "eps": eps, "delta": delta, "T": T, "columns": columns,
                 "adversary": adv.name, "simulator": sim, "x0": x0, "cx": cx},
@@ -138,9 +103,9 @@ class MinDimResult:
     bracket it: at ``M_lo`` the Clopper–Pearson interval lies above δ, at
     ``M_hi`` below (p is decreasing in M).  Every evaluated dimension's interval
     is at level ``alpha / max_looks`` (Bonferroni over the at most ``max_looks``
-    dimensions the search may evaluate, a bound fixed before the search; each
-    dimension has its own independent trials), so with probability ≥ 1 − α all
-    of them cover at once and ``M_lo < M* ≤ M_hi``: a simultaneous (1 − α)
+    dimensions the search may evaluate, a bound fixed before the search; the
+    union bound needs no independence between dimensions), so with probability
+    ≥ 1 − α all of them cover at once and ``M_lo < M* ≤ M_hi``: a simultaneous (1 − α)
     confidence bracket, not a single CP interval.  ``efficiency`` is
     ``M_theorem / M_star`` with interval ``(M_theorem/M_hi, M_theorem/M_lo)``
     (same level).  ``evaluations`` lists ``(M, events, trials)``.
@@ -179,19 +144,25 @@ def _cp(k, n, alpha):
 
 def empirical_min_dim(eps, delta, T, *, columns="sphere", adversary="constant", trials=20_000,
                       seed=0, alpha=0.01, simulator="auto", M_max=None, x0=1.0, cx=1.0,
-                      max_evals=24) -> MinDimResult:
+                      max_evals=24, executor=None) -> MinDimResult:
     r"""Bracket the empirical ``M*(ε, δ, T)`` where ``p(M) = δ``, with its uncertainty.
 
     Bisection on integer ``M`` (``p`` decreases in ``M``), ``trials`` trials per
-    evaluated ``M``, each ``M`` with its own seed ``SeedSequence(seed, spawn_key=(M,))``.
+    evaluated ``M`` (rounded up to whole chunks), each ``M`` measured as the engine
+    experiment :func:`seqproj.events.path_experiment` at root ``seed`` — chunk ``k``
+    of every ``M`` draws from ``SeedSequence(seed, spawn_key=(k,))``, so the
+    dimensions share their random keys (common random numbers; the Bonferroni
+    bracket below needs no independence) and a figure or claim that measures the
+    same experiment sees the same trials.
     The bracket ``(M_lo, M_hi]`` is a simultaneous (1 − α) confidence bracket
     for ``M*``: the closest pair of evaluated dimensions with the Clopper–Pearson
     interval at level ``α / max_looks`` above δ at ``M_lo`` and below δ at
     ``M_hi`` (``max_looks`` bounds the number of evaluated dimensions: the
     geometric search, ``max_evals`` in all for the bisection, 16 refinement
     steps).  ``M_star`` interpolates ``log p̂`` linearly between the evaluated
-    dimensions closest to δ.  Also reports ``M_theorem /M*`` (spec §6 A; the
-    spec's own runs suggest 7–10).
+    dimensions closest to δ.  Also reports ``M_theorem /M*`` (theory ``#efficiency``; our
+    runs give about 10).  ``adversary`` must be a name (default
+    parameters); ``executor`` runs the chunks (default serial).
     """
     eps = check_open_unit("eps", eps)
     delta = check_open_unit("delta", delta)
@@ -199,6 +170,8 @@ def empirical_min_dim(eps, delta, T, *, columns="sphere", adversary="constant", 
     trials = check_int("trials", trials, lo=100)
     alpha = check_open_unit("alpha", alpha)
     adv = require_predictable(adversary)
+    if adv != make_adversary(adv.name):
+        raise ValueError(f"empirical_min_dim takes an adversary name (default parameters), got {adv}")
     sim = choose_simulator(columns, adv, simulator)
     if sim == "lookahead":
         raise ValueError("empirical_min_dim needs a predictable adversary")
@@ -212,12 +185,14 @@ def empirical_min_dim(eps, delta, T, *, columns="sphere", adversary="constant", 
     level = alpha / max_looks
     evals: dict[int, tuple[int, int]] = {}
 
+    kw = {} if (x0, cx) == (1.0, 1.0) else {"x0": x0, "cx": cx}
+
     def p_at(M):
         if M not in evals:
-            rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(int(M),)))
-            k = count_events(rng, trials, event="failed", simulator=sim, M=int(M), eps=eps, T=T,
-                             columns=columns, adversary=adv, x0=x0, cx=cx)
-            evals[M] = (k, trials)
+            exp = path_experiment(simulator=sim, M=int(M), eps=eps, T=T, columns=columns,
+                                  adversary=adv.name, chunk_size=CHUNK[sim], **kw)
+            failed = measure(exp, trials, seed=seed, executor=executor).stats["failed"]
+            evals[M] = (int(failed.sum()), int(failed.size))
         k, n = evals[M]
         return k / n
 
@@ -270,5 +245,5 @@ def empirical_min_dim(eps, delta, T, *, columns="sphere", adversary="constant", 
     M_lo = max(above) if above else 2
     return MinDimResult(eps, delta, T, columns, adv.name, float(M_star), int(M_lo), int(M_hi), M_th,
                         M_th / M_star, (M_th / M_hi, M_th / M_lo),
-                        tuple((M, *evals[M]) for M in Ms), trials, int(seed), alpha, sim,
+                        tuple((M, *evals[M]) for M in Ms), evals[M_max][1], int(seed), alpha, sim,
                         int(max_looks))

@@ -1,15 +1,16 @@
 r"""Column families for sequential random projection, normalised so that ``E‖z‖² = 1``.
 
 Every family is generated from one block of ``M`` i.i.d. standard normals
-``g`` per column by a deterministic map (the same map in the NumPy reference
-and in the numba kernel of :mod:`seqproj.simulate`, so both consume the same
-random stream):
+``g`` per column by a deterministic map — :func:`columns_from_normals` in
+NumPy, :func:`fill_column` in numba (used by the full kernel of
+:mod:`seqproj.kernels`), bit for bit the same — so both consume the same
+random stream:
 
 ==============  ===================================  ========  =====  ==================
-family          ``z`` from ``g``                     unit norm  c_0    assumptions (§2)
+family          ``z`` from ``g``                     unit norm  c_0    assumptions
 ==============  ===================================  ========  =====  ==================
 ``sphere``      ``g / ‖g‖``                          yes        1      yes
-``gaussian``    ``g / √M``                           no         1      relaxed (§3a)
+``gaussian``    ``g / √M``                           no         1      relaxed
 ``rademacher``  ``sign(g) / √M``                     yes        1      yes
 ``onehot``      ``sign(g_i) e_i``, i = argmax |g|    yes        ≈ M    no (flagged)
 ``sparse``      ``sign(g_j)/√s`` on the s largest |g|  yes      ≥ 1    only if c_0 ≤ c0_max
@@ -25,7 +26,7 @@ coordinate is the worst direction):
 ``c_0 = sup_λ 2M log(1 − s/M + (s/M) cosh(λ/√s)) / λ²``.
 
 See Li, "Probability Tools for Sequential Random Projection" (arXiv 2402.14026);
-spec ``seqproj.md`` §2 table (DERIVED).
+``docs/theory/seqproj.md#columns`` (DERIVED).
 """
 from __future__ import annotations
 
@@ -34,12 +35,13 @@ import math
 from dataclasses import asdict, dataclass
 
 import numpy as np
+from numba import njit
 from scipy import optimize
 
 from proofs_check.engine.validate import as_generator, check_choice, check_int, check_real
 
 __all__ = ["FAMILIES", "FAMILY_CODES", "ColumnFamily", "column_family", "columns_from_normals",
-           "sample_columns", "sparse_c0"]
+           "fill_column", "sample_columns", "sparse_c0"]
 
 FAMILIES = ("sphere", "gaussian", "rademacher", "onehot", "sparse")
 FAMILY_CODES = {name: k for k, name in enumerate(FAMILIES)}
@@ -81,7 +83,7 @@ class ColumnFamily:
     """A column family at dimension ``M`` and whether it meets the theorem's assumptions.
 
     ``assumptions`` is ``"yes"`` (unit norm and ``c_0 ≤ c0_max``), ``"relaxed"``
-    (Gaussian: covered only by the non-unit-norm corollary §3a, with larger
+    (Gaussian: covered only by the non-unit-norm corollary (theory ``#nonunit``), with larger
     constants) or ``"no"`` (outside; results are flagged).
     """
 
@@ -98,12 +100,12 @@ class ColumnFamily:
 
     @property
     def satisfies_assumptions(self) -> bool:
-        """True when the sequential JL theorem (or its §3a relaxation) covers the family."""
+        """True when the sequential JL theorem (or its non-unit-norm relaxation) covers the family."""
         return self.assumptions != "no"
 
     @property
     def reduced_ok(self) -> bool:
-        """True when the exact reduced simulation (§7) can serve the family."""
+        """True when the exact reduced simulation (theory ``#reduced``) can serve the family."""
         return self.name in ("sphere", "gaussian")
 
     def to_dict(self) -> dict:
@@ -160,6 +162,35 @@ def columns_from_normals(g: np.ndarray, family: ColumnFamily) -> np.ndarray:
     s = family.s
     kth = np.partition(a, M - s, axis=-1)[..., M - s:M - s + 1]
     return np.where(a >= kth, np.where(g >= 0.0, 1.0, -1.0) / math.sqrt(s), 0.0)
+
+
+@njit(cache=True, nogil=True)
+def fill_column(g, fam, s, sqM, z):
+    """numba twin of :func:`columns_from_normals` for one column: ``z`` ← the column of
+    family code ``fam`` (:data:`FAMILY_CODES`, ``s`` nonzeros for sparse/one-hot) from ``g``."""
+    M = g.shape[0]
+    if fam == 0:
+        acc = 0.0
+        for j in range(M):
+            acc += g[j] * g[j]
+        nrm = math.sqrt(acc)
+        for j in range(M):
+            z[j] = g[j] / nrm
+    elif fam == 1:
+        for j in range(M):
+            z[j] = g[j] / sqM
+    elif fam == 2:
+        for j in range(M):
+            z[j] = (1.0 if g[j] >= 0.0 else -1.0) / sqM
+    else:
+        a = np.abs(g)
+        thr = np.partition(a, M - s)[M - s]
+        sqs = math.sqrt(s)
+        for j in range(M):
+            if a[j] >= thr:
+                z[j] = (1.0 if g[j] >= 0.0 else -1.0) / sqs
+            else:
+                z[j] = 0.0
 
 
 def sample_columns(columns: str, M: int, size: int, rng, *, s: int | None = None) -> np.ndarray:

@@ -594,4 +594,10 @@ class ComparisonClaim(Claim):
 
 def replace(claim: Claim, **changes) -> Claim:
     """A copy of ``claim`` with some fields changed (e.g. a mutated constant)."""
+    if not isinstance(claim, Claim):
+        raise TypeError(f"claim must be a Claim, got {type(claim).__name__}")
+    names = {f.name for f in dataclasses.fields(claim)}
+    unknown = sorted(set(changes) - names)
+    if unknown:
+        raise TypeError(f"claim {claim.id}: no field(s) {unknown}; fields are {sorted(names)}")
     return dataclasses.replace(claim, **changes)

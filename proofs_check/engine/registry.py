@@ -31,7 +31,7 @@ _loaded = False
 def register(claim: Claim) -> Claim:
     """Add ``claim`` to the registry; ids are unique."""
     if not isinstance(claim, Claim):
-        raise TypeError(f"register() takes a Claim, got {type(claim).__name__}")
+        raise TypeError(f"claim must be a Claim, got {type(claim).__name__}")
     old = _REGISTRY.get(claim.id)
     if old is not None and old is not claim:
         raise ValueError(f"duplicate claim id {claim.id!r}")
@@ -59,6 +59,8 @@ def claims(pattern: str | None = None) -> list[Claim]:
     (``"seqproj"``, ``"seqproj.coverage"``), or matches it as a shell glob
     (``"*tail*"``).
     """
+    if pattern is not None and not isinstance(pattern, str):
+        raise TypeError(f"pattern must be a string (an id, dotted prefix or glob), got {type(pattern).__name__}")
     _load_all()
     out = sorted(_REGISTRY.values(), key=lambda c: c.id)
     if pattern is None:
@@ -73,18 +75,24 @@ def _matches(claim_id: str, pattern: str) -> bool:
 
 def get_claim(claim_id: str) -> Claim:
     """The claim with exactly this id; ``ValueError`` listing near names if unknown."""
+    if not isinstance(claim_id, str):
+        raise TypeError(f"claim_id must be a claim id string, got {type(claim_id).__name__}")
     _load_all()
     try:
         return _REGISTRY[claim_id]
     except KeyError:
-        near = [c for c in _REGISTRY if claim_id.split(".")[0] in c][:5]
+        import difflib
+
+        near = difflib.get_close_matches(claim_id, list(_REGISTRY), n=5, cutoff=0.6)
         hint = f"; similar: {', '.join(near)}" if near else "; run `theorycheck list` for all ids"
-        raise ValueError(f"unknown claim id {claim_id!r}{hint}") from None
+        raise ValueError(f"unknown claim_id {claim_id!r}{hint}") from None
 
 
 def select(pattern: str) -> list[Claim]:
     """Claims matching an id or pattern; ``ValueError`` if none match."""
+    if not isinstance(pattern, str):
+        raise TypeError(f"pattern must be a string (an id, dotted prefix or glob), got {type(pattern).__name__}")
     found = claims(pattern)
     if not found:
-        raise ValueError(f"no claim matches {pattern!r}; run `theorycheck list` to see the ids")
+        raise ValueError(f"pattern {pattern!r} matches no claim; run `theorycheck list` to see the ids")
     return found

@@ -26,6 +26,8 @@ MAX_MAPPED_CHUNKS = 10 ** 7
 
 def chunk_rng(seed: int, k: int) -> np.random.Generator:
     """The generator of chunk ``k`` under root ``seed``."""
+    seed = check_int("seed", seed, lo=0)
+    k = check_int("k", k, lo=0)
     return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(k,)))
 
 
@@ -47,6 +49,8 @@ def map_chunks(task: Callable, budget: int, *, chunk_size: int, seed: int = 0,
     except for a shorter last chunk, so exactly ``budget`` units run.  ``task``
     must be picklable for the ``processes`` and ``dask`` executors.
     """
+    if not callable(task):
+        raise TypeError(f"task must be a callable task(rng, n), got {type(task).__name__}")
     budget = check_int("budget", budget, lo=1)
     chunk_size = check_int("chunk_size", chunk_size, lo=1)
     seed = _check_seed(seed)

@@ -1,6 +1,8 @@
-"""Fixtures for the seqproj tests: warm the numba kernels once per session."""
+"""Fixtures for the seqproj tests: warm the numba kernels once per session; forget measured
+experiment chunks around every test (a monkeypatched simulator must be re-run)."""
 import pytest
 
+from proofs_check.engine.experiment import clear_measurements
 from seqproj.reduced import simulate_reduced
 from seqproj.simulate import simulate_full
 
@@ -11,3 +13,11 @@ def warm_kernels():
     simulate_full(4, 0.5, 3, 2, 0)
     simulate_reduced(4, 0.5, 3, 2, 0)
     yield
+
+
+@pytest.fixture(autouse=True)
+def fresh_measurements():
+    """The engine memoises experiment chunks by fingerprint, which cannot see a monkeypatch."""
+    clear_measurements()
+    yield
+    clear_measurements()

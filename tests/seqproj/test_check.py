@@ -109,3 +109,30 @@ def test_columns_normalisation_and_flags():
         column_family("cauchy", 8)
     with pytest.raises(ValueError, match="s"):
         column_family("sparse", 8, s=9)
+
+
+def test_claims_and_figures_read_one_experiment():
+    """A claim and the figure point that show the same simulation share the engine experiment:
+    same fingerprint, same chunks, same counts."""
+    from proofs_check.engine.experiment import measure
+    from proofs_check.engine.registry import get_claim
+    from proofs_check.engine.verify import verify_claim
+
+    for cid, config, chunk in [
+            ("seqproj.coverage.sphere.constant.M32", dict(M=32, T=300), 1000),
+            ("seqproj.fixed_time.stopping.sphere", dict(M=32, T=500, adversary="stopping"), 10_000),
+            ("seqproj.tails.sphere", dict(M=128, T=300), 1000)]:
+        claim = get_claim(cid)
+        exp = seqproj.path_experiment(simulator="reduced", eps=0.5, chunk_size=chunk, **config)
+        assert claim.experiment.fingerprint() == exp.fingerprint()
+        r = verify_claim(claim, budget=chunk, seed=0, executor="serial", out=None, method="fixed")
+        m = measure(exp, chunk, seed=0)
+        assert r.events == int(m.stats[claim.params["event"]].sum()) and r.trials == m.trials
+    # the mixture claims at M = 128 read the tails experiment
+    assert (get_claim("seqproj.mixture.sphere.constant").experiment.fingerprint()
+            == get_claim("seqproj.tails.sphere").experiment.fingerprint())
+
+
+def test_empirical_min_dim_takes_adversary_names():
+    with pytest.raises(ValueError, match="adversary name"):
+        seqproj.empirical_min_dim(0.5, 0.05, 50, adversary=seqproj.adversary("random", lo=0.5))

@@ -11,11 +11,17 @@ The numba kernels cannot be patched from Python (an already-compiled caller
 keeps its compiled callee), so the mutations enter at the Python level:
 ``seqproj.reduced.chisq_constants`` (the law of the column's χ² part, read
 before each reduced-kernel call), ``SimSetup.kernel_args`` (the scalars the
-kernels receive), ``seqproj.simulate.column_family`` (the column map of the
+kernels receive), ``seqproj.protocol.column_family`` (the column map of the
 full kernel), the NumPy reference backends (which call
-``seqproj.simulate.columns_from_normals`` at run time), the names that
-``seqproj.check.count_events`` resolves (``simulate_full``, ``make_adversary``)
-and the Python-level ``_null_vector`` of the look-ahead control.
+``columns_from_normals`` at run time in :mod:`seqproj.kernels` and
+:mod:`seqproj.inner_product`), the names that :mod:`seqproj.events` resolves
+(``simulate_full``, ``make_adversary``) and the Python-level ``null_vector``
+of the look-ahead control.
+
+The claims read engine experiments, whose chunks the engine memoises per
+process by the experiment's fingerprint (which cannot see a monkeypatch):
+the autouse fixture ``fresh_measurements`` of ``conftest.py`` forgets them
+around every test.
 """
 from __future__ import annotations
 
@@ -26,7 +32,11 @@ import numpy as np
 import pytest
 
 import proofs_check.selftest.samplers as seed_mod
-import seqproj.check as check_mod
+import seqproj.events as events_mod
+import seqproj.inner_product as ip_mod
+import seqproj.kernels as kernels_mod
+import seqproj.lookahead as lookahead_mod
+import seqproj.protocol as protocol_mod
 import seqproj.reduced as reduced_mod
 import seqproj.simulate as sim_mod
 from proofs_check.engine.registry import claims, get_claim
@@ -62,22 +72,22 @@ def chi2_wrong_dof(monkeypatch):
 def unnormalised_columns(monkeypatch):
     """Full simulator (NumPy reference, which calls ``columns_from_normals`` at run time):
     columns scaled by √M, i.e. ``E‖z‖² = M`` instead of 1 (spec §8: N(0, I) instead of N(0, I/M))."""
-    orig = sim_mod.columns_from_normals
-    monkeypatch.setattr(sim_mod, "columns_from_normals",
+    orig = kernels_mod.columns_from_normals
+    monkeypatch.setattr(kernels_mod, "columns_from_normals",
                         lambda g, fam: orig(g, fam) * math.sqrt(fam.M))
-    monkeypatch.setattr(check_mod, "simulate_full",
+    monkeypatch.setattr(events_mod, "simulate_full",
                         functools.partial(sim_mod.simulate_full, backend="numpy"))
 
 
 def _family_swap(monkeypatch, swap):
     """Full kernel: ``make_setup`` builds the column family through ``column_family``;
     ``swap(name, M)`` returns the (wrong) family actually used."""
-    orig = sim_mod.column_family
+    orig = protocol_mod.column_family
 
     def broken(name, M, *, s=None, **kw):
         return swap(orig, name, M) or orig(name, M, s=s, **kw)
 
-    monkeypatch.setattr(sim_mod, "column_family", broken)
+    monkeypatch.setattr(protocol_mod, "column_family", broken)
 
 
 @pytest.fixture
@@ -98,18 +108,18 @@ def spread_onehot(monkeypatch):
 @pytest.fixture
 def event_only_at_T(monkeypatch):
     """The time-uniform event checked only at ``t = T`` (spec §8 pitfall)."""
-    monkeypatch.setattr(sim_mod.PathStats, "failed", property(lambda self: self.out_at_T))
+    monkeypatch.setattr(protocol_mod.PathStats, "failed", property(lambda self: self.out_at_T))
 
 
 def _kernel_arg(monkeypatch, index, f):
-    orig = sim_mod.SimSetup.kernel_args
+    orig = protocol_mod.SimSetup.kernel_args
 
     def broken(self):
         args = list(orig(self))
         args[index] = f(args[index])
         return tuple(args)
 
-    monkeypatch.setattr(sim_mod.SimSetup, "kernel_args", broken)
+    monkeypatch.setattr(protocol_mod.SimSetup, "kernel_args", broken)
 
 
 # -- A. coverage at the theorem's M, efficiency ------------------------------
@@ -164,8 +174,8 @@ def test_small_M_controls_need_the_time_uniform_event(cid, event_only_at_T):
 def test_fixed_time_needs_a_stopping_adversary(cid, monkeypatch):
     """A 'stopping' adversary that never stops (the exit test lost) plays a fixed design:
     the fixed-vector bound then holds and the control is no longer refuted."""
-    orig = check_mod.make_adversary
-    monkeypatch.setattr(check_mod, "make_adversary",
+    orig = events_mod.make_adversary
+    monkeypatch.setattr(events_mod, "make_adversary",
                         lambda name, **kw: orig("constant" if name == "stopping" else name, **kw))
     assert get_claim(cid).expected == "refuted"
     r = _run(cid)
@@ -183,7 +193,7 @@ def test_fixed_time_positive_control_refuted_by_wrong_column_law(chi2_wrong_dof)
 def test_lookahead_control_needs_the_null_vector(monkeypatch):
     """A look-ahead adversary that forgets to project onto the null space of the columns
     plays a random bounded design: the control is no longer refuted."""
-    monkeypatch.setattr(sim_mod, "_null_vector", lambda Z, h: h.copy())
+    monkeypatch.setattr(lookahead_mod, "null_vector", lambda Z, h: h.copy())
     cid = "seqproj.negative_control.lookahead"
     assert get_claim(cid).expected == "refuted"
     r = _run(cid, budget=get_claim(cid).default_budget)
@@ -243,8 +253,8 @@ def test_anytime_refuted_by_band_without_its_constant(cid, monkeypatch):
 
 
 def test_inner_product_refuted_by_unnormalised_columns(monkeypatch):
-    orig = sim_mod.columns_from_normals
-    monkeypatch.setattr(sim_mod, "columns_from_normals",
+    orig = ip_mod.columns_from_normals
+    monkeypatch.setattr(ip_mod, "columns_from_normals",
                         lambda g, fam: orig(g, fam) * math.sqrt(fam.M))
     cid = "seqproj.inner_product.sphere.pushing"
     assert get_claim(cid).expected == "holds"

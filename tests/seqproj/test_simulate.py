@@ -6,9 +6,10 @@ from hypothesis import given, settings, strategies as st
 
 from seqproj.adversaries import PREDICTABLE, adversary
 from seqproj.columns import FAMILIES, column_family, columns_from_normals
-from seqproj.reduced import simulate_reduced
-from seqproj.simulate import (_fill_normals, _chisq, chisq_np, draw_keys, normals_np, simulate_full,
-                              simulate_lookahead)
+from seqproj.lookahead import null_vector, simulate_lookahead
+from seqproj.reduced import chisq_constants, simulate_reduced
+from seqproj.rng import chisq_np, counter_chisq, draw_keys, fill_normals, normals_np
+from seqproj.simulate import simulate_full
 
 FIELDS = ("exit_time", "final_ratio", "max_dev", "mix_cross", "anytime_exit", "ratio_grid")
 REDUCED_ADV = ("constant", "random", "stopping", "magnitude", "pushing")
@@ -145,7 +146,7 @@ def test_same_seed_same_result_and_rng_types():
 def test_counter_rng_numba_equals_numpy_and_is_normal():
     keys = draw_keys(np.random.default_rng(3), 40)
     out = np.empty((40, 50, 50))
-    _fill_normals(keys, 50, 50, out)
+    fill_normals(keys, 50, 50, out)
     ref = normals_np(keys, np.arange(2500, dtype=np.uint64)).reshape(40, 50, 50)
     assert np.array_equal(out, ref)
     x = out.ravel()
@@ -159,20 +160,50 @@ def test_counter_rng_numba_equals_numpy_and_is_normal():
 @pytest.mark.parametrize("M", [3, 17, 300])
 def test_counter_chisq_numba_equals_numpy_and_has_right_law(M):
     from scipy import stats
-    from seqproj.reduced import chisq_constants
     d, c = chisq_constants(M)
     keys = draw_keys(np.random.default_rng(M), 4000)
     st_ = np.full(4000, 7, dtype=np.uint64)
     ref = chisq_np(keys, st_, d, c)
-    nb = np.array([_chisq(k, np.uint64(7), d, c) for k in keys])
+    nb = np.array([counter_chisq(k, np.uint64(7), d, c) for k in keys])
     assert np.array_equal(ref, nb)
     assert stats.kstest(ref, "chi2", args=(M - 1,)).pvalue > 1e-3
 
 
 def test_null_vector_is_orthogonal_to_columns():
-    from seqproj.simulate import _null_vector
     rng = np.random.default_rng(0)
     Z = rng.standard_normal((50, 40))
-    x = _null_vector(Z, rng.standard_normal(50))
+    x = null_vector(Z, rng.standard_normal(50))
     assert np.abs(Z.T @ x).max() < 1e-10 * np.linalg.norm(x) * 50
     assert np.linalg.norm(x) > 0.1
+
+
+def test_shared_bookkeeping_step_equals_numpy_book():
+    """The numba step both kernels inline (``book_step``) and the NumPy ``PathBook`` agree bit for
+    bit on arbitrary step inputs — including exits, mixture crossings and any-time exits."""
+    from seqproj.bookkeeping import PathBook, book_constants, book_finish, book_start, book_step
+    from seqproj.protocol import PathStats, empty_outputs, make_setup
+
+    T, n = 40, 12
+    setup = make_setup(10, 0.3, T, grid=np.arange(0, T + 1, 5), x0=0.7, anytime_const=0.5)
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0.0, 1.5, (n, T))
+    dot = rng.normal(0.0, 1.0, (n, T)) * np.linspace(0.01, 2.0, n)[:, None]   # calm to wild
+    s2 = np.abs(0.49 + np.cumsum(x * x + 2 * x * dot, axis=1))
+    book = PathBook(n, setup)
+    for t in range(1, T + 1):
+        book.step(t, x[:, t - 1], dot[:, t - 1], s2[:, t - 1])
+    ref = PathStats.from_outputs(book.stats(), setup)
+
+    x0, eps, _, _, _, grid, rho, mix_l, K, any_ld, x0sq = setup.kernel_args()
+    consts = book_constants(T, eps, setup.M, rho, mix_l, K, any_ld, x0sq)
+    out = empty_outputs(n, grid.size)
+    for i in range(n):
+        b = book_start(consts, x0, grid, out[2], i)
+        for t in range(1, T + 1):
+            b = book_step(b, t, x[i, t - 1], dot[i, t - 1], s2[i, t - 1], consts, grid, out[2], i)
+        book_finish(b, i, out[0], out[1], out[3], out[4], out[5])
+    got = PathStats.from_outputs(out, setup)
+    assert _same(got, ref)
+    assert ref.failed.any() and (~ref.failed).any()
+    assert ref.mix_cross.any() and not ref.mix_cross.all()
+    assert ref.anytime_exit.any() and not ref.anytime_exit.all()
