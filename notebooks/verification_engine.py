@@ -39,7 +39,7 @@ REPS = 40 if FAST else 400
 
 # %%
 for c in pc.claims():
-    print(f"{c.id:40s} {c.kind:12s} {c.label:13s} {c.source[:50]}")
+    print(f"{c.id:40s} {c.kind:12s} {c.label:13s} {str(c.source)[:50]}")
 
 # %% [markdown]
 # ## A probability bound that holds, and its mutation that does not

@@ -1,7 +1,8 @@
 """The verification engine: claims, chunked Monte Carlo, statistics, search,
 executors, result files and verdicts.  It knows nothing of any paper."""
-from .claims import (EXPECTED, KINDS, LABELS, ROLES, Claim, Source, ComparisonClaim, IdentityClaim, InequalityClaim,
-                     ProbabilityClaim, ScalingClaim, replace)
+from .claims import EXPECTED, KINDS, LABELS, ROLES, Claim, replace
+from .kinds import ComparisonClaim, IdentityClaim, InequalityClaim, ProbabilityClaim, ScalingClaim
+from .source import Source
 from .executors import EXECUTORS, make_executor
 from .experiment import Experiment, Measurement, clear_measurements, measure
 from .registry import claims, get_claim, register, select

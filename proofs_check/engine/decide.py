@@ -13,8 +13,7 @@ import numpy as np
 
 from . import stats
 from .betting import BettingState, confidence_sequence
-from .claims import (ComparisonClaim, IdentityClaim, InequalityClaim, ProbabilityClaim,
-                     ScalingClaim)
+from .kinds import ComparisonClaim, IdentityClaim, InequalityClaim, ProbabilityClaim, ScalingClaim
 from .results import (ComparisonResult, IdentityResult, InequalityResult, ProbabilityResult,
                       ScalingResult)
 from .search import STATUS

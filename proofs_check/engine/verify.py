@@ -17,7 +17,8 @@ import numpy as np
 
 
 from . import decide
-from .claims import Claim, ScalingClaim
+from .claims import Claim
+from .kinds import ScalingClaim
 from .experiment import as_arrays, experiment_chunks
 from .executors import Executor, make_executor
 from .results import Result

@@ -73,7 +73,7 @@ def test_blas_results_bitwise_identical_on_every_executor(executor):
 def test_bad_executor_arguments():
     with pytest.raises(ValueError, match="executor must be one of"):
         make_executor("gpu")
-    with pytest.raises(ValueError, match="workers must be a positive integer"):
+    with pytest.raises(ValueError, match=r"workers must be an integer in \[1, 512\]"):
         make_executor("threads", 0)
     with pytest.raises(ValueError, match="scheduler"):
         make_executor("threads", 1, "tcp://127.0.0.1:1")

@@ -1,0 +1,46 @@
+"""A claim's source as data: paper keys, the place in the paper, the theory anchor."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Source"]
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a claim comes from, as data.
+
+    ``papers`` are keys of a paper registry (``proofs_check.papers.PAPERS``;
+    empty for the team's own derivation), ``where`` the place in the first
+    paper ("Thm 2", "eq. (12)", "§3"), ``theory`` the anchor of the section of
+    this repository's theory page that restates it, as ``"<page>.md#<id>"``
+    (``docs/theory/<page>.md`` holds ``<a id="<id>"></a>``), ``note`` anything
+    else a reader needs ("our transcription of the released code").  The
+    engine does not resolve keys or anchors; ``tests/test_sources.py`` does.
+    """
+
+    papers: tuple[str, ...] = ()
+    where: str = ""
+    theory: str = ""
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        papers = (self.papers,) if isinstance(self.papers, str) else tuple(self.papers)
+        object.__setattr__(self, "papers", papers)
+        if not papers and not self.theory:
+            raise ValueError("a Source needs a paper key or a theory page anchor")
+        if self.theory and "#" not in self.theory:
+            raise ValueError(f"theory must look like 'page.md#anchor', got {self.theory!r}")
+
+    def __str__(self) -> str:
+        head = ", ".join(self.papers) if self.papers else "our derivation"
+        parts = [head + (f" {self.where}" if self.where else "")]
+        if self.note:
+            parts.append(self.note)
+        if self.theory:
+            parts.append(f"theory {self.theory}")
+        return "; ".join(parts)
+
+    def to_dict(self) -> dict:
+        return {"papers": list(self.papers), "where": self.where, "theory": self.theory,
+                "note": self.note}
