@@ -18,17 +18,35 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp
 
-from .engine.validate import check_finite_array, check_real
+from .engine.validate import check_finite_array, check_int, check_real
 
 __all__ = ["log_softmax", "softmax", "sum_pi_squared", "logit_gradient_energy", "softmax_mp",
            "sum_pi_squared_mp", "logit_gradient_energy_mp"]
 
 
+#: Largest mpmath working precision accepted by the ``*_mp`` functions (digits).
+MAX_DPS = 2000
+
+
+def _logits(name, logits) -> np.ndarray:
+    """Finite real logits with a non-empty last axis (a 0-d array is refused, not indexed)."""
+    z = check_finite_array(name, logits)
+    if z.ndim == 0 or z.shape[-1] < 1:
+        raise ValueError(f"{name} must have a non-empty last axis, got shape {z.shape}")
+    return z
+
+
+def _check_dps(dps) -> int:
+    return check_int("dps", dps, lo=1, hi=MAX_DPS)
+
+
 def log_softmax(logits) -> np.ndarray:
     """``log softmax(z)`` along the last axis, stable for |z| up to float max/2."""
-    z = check_finite_array("logits", logits)
-    if z.ndim == 0 or z.shape[-1] < 1:
-        raise ValueError(f"logits must have a non-empty last axis, got shape {z.shape}")
+    z = _logits("logits", logits)
+    return _log_softmax_checked(z)
+
+
+def _log_softmax_checked(z) -> np.ndarray:
     # Shift by the max *before* subtracting the log-normaliser: z − max(z) is
     # exact for the entries that matter, and log Σ exp(z − max) ∈ [0, log V],
     # so log p keeps full relative accuracy even for |z| ~ 1e4 (subtracting
@@ -47,9 +65,7 @@ def sum_pi_squared(logits) -> np.ndarray:
 
     Along the last axis; exact to rounding for any finite logits (no overflow).
     """
-    z = check_finite_array("logits", logits)
-    if z.ndim == 0 or z.shape[-1] < 1:
-        raise ValueError(f"logits must have a non-empty last axis, got shape {z.shape}")
+    z = _logits("logits", logits)
     zs = z - np.max(z, axis=-1, keepdims=True)     # same value, no ulp(|z|) loss
     return np.exp(logsumexp(2.0 * zs, axis=-1) - 2.0 * logsumexp(zs, axis=-1))
 
@@ -86,6 +102,7 @@ def softmax_mp(logits, *, dps: int = 50) -> list:
     """``softmax(z)`` of one context (a 1-D sequence of floats) as ``mpf`` numbers at ``dps`` digits."""
     import mpmath
 
+    dps = _check_dps(dps)
     z = check_finite_array("logits", logits, ndim=1)
     if z.size < 1:
         raise ValueError("logits must be a non-empty 1-D array")
@@ -101,6 +118,7 @@ def sum_pi_squared_mp(logits, *, dps: int = 50) -> float:
     """:func:`sum_pi_squared` of one context from its definition ``Σ_b p_b²`` at ``dps`` digits."""
     import mpmath
 
+    dps = _check_dps(dps)
     p = softmax_mp(logits, dps=dps)
     with mpmath.workdps(dps):
         return float(mpmath.fsum(x * x for x in p))
@@ -111,10 +129,9 @@ def logit_gradient_energy_mp(logits, action: int, *, dps: int = 50) -> float:
     ``dps`` digits (rounded to the nearest float at the end)."""
     import mpmath
 
+    dps = _check_dps(dps)
     p = softmax_mp(logits, dps=dps)
-    a = int(action)
-    if not 0 <= a < len(p):
-        raise ValueError(f"action must lie in [0, {len(p) - 1}], got {action!r}")
+    a = check_int("action", action, lo=0, hi=len(p) - 1)
     with mpmath.workdps(dps):
         return float(mpmath.fsum(((1 if b == a else 0) - p[b]) ** 2 for b in range(len(p))))
 
@@ -124,9 +141,9 @@ def logit_gradient_energy_mp(logits, action: int, *, dps: int = 50) -> float:
 # ---------------------------------------------------------------------------
 
 def _logits_actions(logits, actions):
-    z = check_finite_array("logits", logits)
-    if z.ndim == 0 or z.shape[-1] < 1:
-        raise ValueError(f"logits must have a non-empty last axis, got shape {z.shape}")
+    z = _logits("logits", logits)
+    if actions is None or isinstance(actions, (str, bytes)):
+        raise TypeError(f"actions must be integer token ids, got {actions!r:.60}")
     a = np.asarray(actions)
     if a.dtype.kind not in "iu":
         raise TypeError(f"actions must be integer token ids, got dtype {a.dtype}")
@@ -200,7 +217,7 @@ def collision_probability(logits) -> np.ndarray:
 
 def logprob_change(logits, delta_z) -> np.ndarray:
     """Exact change of every log-probability: ``log softmax(z + Δz) − log softmax(z)``."""
-    z = check_finite_array("logits", logits)
+    z = _logits("logits", logits)
     dz = check_finite_array("delta_z", delta_z)
     if dz.shape != z.shape:
         raise ValueError(f"delta_z shape {dz.shape} must equal logits shape {z.shape}")
@@ -227,12 +244,15 @@ def first_order_logprob_change(logits, actions, advantage, *, eta: float) -> np.
 
 def kl_divergence(logits_p, logits_q) -> np.ndarray:
     """``KL(softmax(z_p) ‖ softmax(z_q))`` along the last axis (exact, stable)."""
-    lp = log_softmax(logits_p)
-    lq = log_softmax(logits_q)
+    lp = _log_softmax_checked(_logits("logits_p", logits_p))
+    lq = _log_softmax_checked(_logits("logits_q", logits_q))
     if lp.shape != lq.shape:
         raise ValueError(f"logits_p shape {lp.shape} must equal logits_q shape {lq.shape}")
     p = np.exp(lp)
-    return np.maximum(np.sum(p * (lp - lq), axis=-1), 0.0)
+    # terms with p = 0 contribute 0 (their log p may be −inf when the logits span > 1.8e308)
+    with np.errstate(invalid="ignore"):
+        terms = np.where(p > 0, p * (lp - lq), 0.0)
+    return np.maximum(np.sum(terms, axis=-1), 0.0)
 
 
 def _expm1_minus_x(u):
@@ -259,7 +279,7 @@ def kl_after_update(logits, delta_z) -> np.ndarray:
     ``log1p(Σ_b p_b (e^{u_b} − 1 − u_b))`` when ``max|u| < 1/2`` (relative
     accuracy ~1e-15 even when KL ~ 1e-30) and by log-sum-exp otherwise.
     """
-    z = check_finite_array("logits", logits)
+    z = _logits("logits", logits)
     dz = check_finite_array("delta_z", delta_z)
     if dz.shape != z.shape:
         raise ValueError(f"delta_z shape {dz.shape} must equal logits shape {z.shape}")
@@ -283,7 +303,7 @@ def second_order_kl(logits, delta_z) -> np.ndarray:
     computed as the variance form (no cancellation).  Theory:
     ``baselines.md#logit-dynamics`` (DERIVED).
     """
-    z = check_finite_array("logits", logits)
+    z = _logits("logits", logits)
     dz = check_finite_array("delta_z", delta_z)
     if dz.shape != z.shape:
         raise ValueError(f"delta_z shape {dz.shape} must equal logits shape {z.shape}")
@@ -306,20 +326,33 @@ def approximation_errors(logits, actions, advantage, etas) -> dict:
     if z.ndim != 1:
         raise ValueError(f"approximation_errors takes one context: logits of shape (V,), got {z.shape}")
     etas = check_finite_array("etas", etas, ndim=1)
-    if etas.size == 0 or np.any(etas <= 0):
-        raise ValueError("etas must be a non-empty array of positive step sizes")
-    first, second, rel = [], [], []
-    for eta in etas:
-        dz = logit_update(z, a, advantage, eta=float(eta))
-        exact = logprob_change(z, dz)
-        approx = first_order_logprob_change(z, a, advantage, eta=float(eta))
-        first.append(float(np.max(np.abs(exact - approx))))
-        kl = float(kl_after_update(z, dz))
-        q = float(second_order_kl(z, dz))
-        second.append(abs(kl - q))
-        rel.append(abs(kl - q) / kl if kl > 0 else np.nan)
+    if etas.size == 0 or etas.size > 100_000 or np.any(etas <= 0):
+        raise ValueError("etas must be a non-empty array of at most 100 000 positive step sizes")
+    A = float(_broadcast_real("advantage", advantage, a.shape))
+    first, second, rel = _approximation_rows(z, a, A, etas)
     return {"eta": etas.copy(), "first_order": np.array(first), "second_order": np.array(second),
             "second_order_rel": np.array(rel)}
+
+
+def _approximation_rows(z, a, A, etas):
+    """The three error arrays of :func:`approximation_errors` for one validated context, every step
+    of ``etas`` at once (rows of ``Δz = η A (e_a − p)``)."""
+    if not np.max(np.abs(etas)) * abs(A) <= 1e150:
+        raise ValueError(f"advantage times the step sizes must stay within ±1e150 (the squared step must be "
+                         f"finite), got |A|·max η = {abs(A) * float(np.max(np.abs(etas))):.3g}")
+    # one row per step: ηA enters as the advantage with η = 1 (1.0 · x == x exactly, so each row is
+    # bit-identical to a call with that η)
+    zz = np.broadcast_to(z, (etas.size,) + z.shape)
+    aa = np.broadcast_to(a, (etas.size,))
+    coef = etas * A
+    dz = logit_update(zz, aa, coef, eta=1.0)
+    first = np.max(np.abs(logprob_change(zz, dz) - first_order_logprob_change(zz, aa, coef, eta=1.0)), axis=-1)
+    kl = kl_after_update(zz, dz)
+    q = second_order_kl(zz, dz)
+    second = np.abs(kl - q)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = np.where(kl > 0, second / np.where(kl > 0, kl, 1.0), np.nan)
+    return first, second, rel
 
 
 def breaking_step_size(logits, actions, advantage, *, order: int = 1, tol: float = 1e-3,
@@ -332,20 +365,31 @@ def breaking_step_size(logits, actions, advantage, *, order: int = 1, tol: float
     crossing; bisection refines it.  Returns ``inf`` if the error never exceeds
     ``tol`` on the grid.  Theory: ``baselines.md#logit-dynamics``.
     """
-    order = int(_check_order(order))
+    order = _check_order(order)
     tol = check_real("tol", tol, lo=0.0, lo_open=True)
     eta_lo = check_real("eta_lo", eta_lo, lo=0.0, lo_open=True)
     eta_hi = check_real("eta_hi", eta_hi, lo=eta_lo, lo_open=True)
+    iters = check_int("iters", iters, lo=1, hi=10_000)
+    z, a = _logits_actions(logits, actions)
+    if z.ndim != 1:
+        raise ValueError(f"breaking_step_size takes one context: logits of shape (V,), got {z.shape}")
+    _broadcast_real("advantage", advantage, a.shape)
+
+    A = float(_broadcast_real("advantage", advantage, a.shape))
+
+    def errs(etas):
+        first, _, rel = _approximation_rows(z, a, A, np.asarray(etas, dtype=float))
+        v = first if order == 1 else rel
+        return np.where(np.isfinite(v), v, 0.0)
 
     def err(eta):
-        e = approximation_errors(logits, actions, advantage, np.array([eta]))
-        v = e["first_order"][0] if order == 1 else e["second_order_rel"][0]
-        return 0.0 if not np.isfinite(v) else v
+        return float(errs([eta])[0])
 
     grid = np.geomspace(eta_lo, eta_hi, 400)
+    grid_err = errs(grid)
     prev = eta_lo
-    for eta in grid:
-        if err(eta) > tol:
+    for eta, e in zip(grid, grid_err):
+        if e > tol:
             lo, hi = prev, eta
             for _ in range(iters):
                 mid = np.sqrt(lo * hi)
@@ -361,9 +405,9 @@ def breaking_step_size(logits, actions, advantage, *, order: int = 1, tol: float
 
 
 def _check_order(order):
-    if order not in (1, 2):
-        raise ValueError(f"order must be 1 (log-prob change) or 2 (KL), got {order!r}")
-    return order
+    if isinstance(order, bool) or not isinstance(order, (int, np.integer)) or order not in (1, 2):
+        raise ValueError(f"order must be 1 (log-prob change) or 2 (KL), got {order!r:.60}")
+    return int(order)
 
 
 __all__ += ["softmax_score", "logit_update", "logit_update_norm", "collision_probability",

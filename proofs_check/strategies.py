@@ -27,8 +27,15 @@ import numpy as np
 from hypothesis import assume, given, settings, target
 from hypothesis import strategies as st
 
+from .engine.validate import check_int, check_real, shown
+
 __all__ = ["probability_vectors", "probability_pairs", "logits", "tabular_policies",
            "policy_pairs", "inequality_test"]
+
+
+def _size(name, v, lo, hi):
+    """A size argument of a strategy (checked when the strategy draws: ``st.composite`` is lazy)."""
+    return None if v is None else check_int(name, v, lo=lo, hi=hi)
 
 
 def _finite(lo, hi):
@@ -43,6 +50,8 @@ def logits(draw, V: int | None = None, *, min_V: int = 2, max_V: int = 16, max_a
     With ``extreme`` a scale up to ``max_abs`` is drawn, so near-one-hot
     softmaxes (|z| ~ 1e4) are generated alongside moderate ones.
     """
+    V, min_V, max_V = _size("V", V, 1, 10 ** 6), _size("min_V", min_V, 1, 10 ** 6), _size("max_V", max_V, 1, 10 ** 6)
+    max_abs = check_real("max_abs", max_abs, lo=0.0)
     V = V if V is not None else draw(st.integers(min_V, max_V))
     base = np.array(draw(st.lists(_finite(-1.0, 1.0), min_size=V, max_size=V)))
     scale = draw(st.sampled_from([1.0, 3.0, 10.0]) | _finite(0.0, max_abs if extreme else 10.0))
@@ -56,6 +65,8 @@ def probability_vectors(draw, V: int | None = None, *, min_V: int = 2, max_V: in
 
     ``min_prob = 0`` allows exact zeros (and one-hot vectors).
     """
+    V, min_V, max_V = _size("V", V, 1, 10 ** 6), _size("min_V", min_V, 1, 10 ** 6), _size("max_V", max_V, 1, 10 ** 6)
+    min_prob = check_real("min_prob", min_prob, lo=0.0)
     V = V if V is not None else draw(st.integers(min_V, max_V))
     if not 0.0 <= min_prob < 1.0 / V:
         raise ValueError(f"min_prob must lie in [0, 1/V) = [0, {1.0 / V:g}), got {min_prob}")
@@ -81,8 +92,13 @@ def probability_pairs(draw, V: int | None = None, *, min_V: int = 2, max_V: int 
 def tabular_policies(draw, V: int | None = None, T: int | None = None, *, max_V: int = 3,
                      max_T: int = 3, max_abs: float = 8.0) -> list[np.ndarray]:
     """Logit tables ``[z_0, …, z_{T−1}]`` with ``z_t`` of shape ``(V**t, V)``."""
+    V, max_V = _size("V", V, 2, 64), _size("max_V", max_V, 2, 64)
+    T, max_T = _size("T", T, 1, 16), _size("max_T", max_T, 1, 16)
+    max_abs = check_real("max_abs", max_abs, lo=0.0)
     V = V if V is not None else draw(st.integers(2, max_V))
     T = T if T is not None else draw(st.integers(1, max_T))
+    if T * math.log2(V) > 20:
+        raise ValueError(f"tabular_policies draws V**T·V/(V−1) logits: V={V}, T={T} is above 2**20")
     tables = []
     for t in range(T):
         n = V ** t * V
@@ -97,6 +113,7 @@ def policy_pairs(draw, V: int | None = None, T: int | None = None, *, max_V: int
     """``(mu, pi)`` tabular policies; ``pi = mu + s·u`` with ``u`` drawn in
     ``[−1, 1]`` per logit and ``s`` drawn in ``[0, max_shift]`` (so pairs range
     from identical to far apart)."""
+    max_shift = check_real("max_shift", max_shift, lo=0.0)
     mu = draw(tabular_policies(V, T, max_V=max_V, max_T=max_T))
     s = draw(st.sampled_from([0.0, 1e-3, 0.05]) | _finite(0.0, max_shift))
     pi = []
@@ -114,6 +131,16 @@ def inequality_test(lhs: Callable, rhs: Callable, strategy, *, rtol: float = 1e-
     tight case, and a failure shrinks to a minimal counterexample.  Assign the
     returned function to a ``test_*`` name for pytest to collect it.
     """
+    for name, fn in (("lhs", lhs), ("rhs", rhs)):
+        if not callable(fn):
+            raise TypeError(f"{name} must be a callable x ↦ float, got {shown(fn)}")
+    if not isinstance(strategy, st.SearchStrategy):
+        raise TypeError(f"strategy must be a Hypothesis SearchStrategy, got {shown(strategy)}")
+    rtol = check_real("rtol", rtol, lo=0.0)
+    atol = check_real("atol", atol, lo=0.0)
+    max_examples = check_int("max_examples", max_examples, lo=1, hi=10 ** 7)
+    if not isinstance(label, str):
+        raise TypeError(f"label must be a string, got {shown(label)}")
     @settings(max_examples=max_examples, deadline=None)
     @given(strategy)
     def test(x):

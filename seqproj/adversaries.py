@@ -42,7 +42,7 @@ import numpy as np
 from numba import njit
 from scipy import special
 
-from proofs_check.engine.validate import check_choice, check_int, check_real
+from proofs_check.engine.validate import check_choice, check_int, check_real, shown
 
 __all__ = ["ADVERSARIES", "PREDICTABLE", "Adversary", "adversary", "require_predictable",
            "choose_x", "choose_x_np", "exit_margins"]
@@ -90,6 +90,9 @@ def adversary(name: str = "constant", *, level: float = 1.0, lo: float = 0.1, hi
     """
     if isinstance(name, Adversary):
         return name
+    if not isinstance(name, str):
+        raise TypeError(f"name (the adversary) must be one of {list(ADVERSARIES)} or an Adversary, "
+                        f"got {shown(name)}")
     check_choice("adversary", name, ADVERSARIES)
     level = check_real("level", level, lo=0.0, hi=1.0, lo_open=True)
     lo = check_real("lo", lo, lo=0.0, hi=1.0, hi_open=True)
@@ -121,9 +124,13 @@ def adversary(name: str = "constant", *, level: float = 1.0, lo: float = 0.1, hi
 
 def require_predictable(adv, argname: str = "adversary") -> Adversary:
     """``adv`` as an :class:`Adversary`; ``ValueError`` if it is not predictable."""
+    if not isinstance(argname, str):
+        raise TypeError(f"argname must be a string, got {shown(argname)}")
+    if isinstance(adv, str):
+        check_choice(argname, adv, ADVERSARIES)
     a = adversary(adv) if isinstance(adv, str) else adv
     if not isinstance(a, Adversary):
-        raise TypeError(f"{argname} must be an adversary name or Adversary, got {type(adv).__name__}")
+        raise TypeError(f"{argname} (adv) must be an adversary name or Adversary, got {shown(adv)}")
     if not a.predictable:
         raise ValueError(f"{argname}={a.name!r} is not predictable (it sees future columns: a negative "
                          f"control); a predictable adversary is required here, one of {list(PREDICTABLE)}")

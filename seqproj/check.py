@@ -19,15 +19,18 @@ from dataclasses import asdict, dataclass
 
 from scipy import stats as sstats
 
-from proofs_check.engine.claims import ProbabilityClaim, Source
+from proofs_check.engine import ProbabilityClaim, Source
 from proofs_check.engine.experiment import measure
 from proofs_check.engine.verify import verify_claim
-from proofs_check.engine.validate import check_choice, check_int, check_open_unit
+from proofs_check.engine.validate import check_choice, check_int, check_open_unit, check_real, shown
+from proofs_check.engine.verify import check_alpha, check_budget, check_seed
 
 from .adversaries import ADVERSARIES, adversary as make_adversary, require_predictable
 from .bounds import sequential_jl_min_dim
 from .columns import FAMILIES
 from .events import choose_simulator, count_events, path_experiment
+from .limits import CHUNK_MAX, M_MAX, N_MAX, T_MAX
+from .protocol import make_setup
 from .reduced import check_reduced_supported
 
 __all__ = ["check_coverage", "empirical_min_dim", "MinDimResult"]
@@ -56,15 +59,29 @@ def check_coverage(M, eps, delta, T, *, columns="sphere", adversary="constant", 
     the full protocol otherwise.  ``budget`` defaults to 20 000 trials (reduced)
     or 2 000 (full).
     """
-    M = check_int("M", M, lo=1)
+    M = check_int("M", M, lo=1, hi=M_MAX)
     eps = check_open_unit("eps", eps)
     delta = check_open_unit("delta", delta)
-    T = check_int("T", T, lo=1)
+    T = check_int("T", T, lo=1, hi=T_MAX)
+    if not isinstance(columns, str):
+        raise TypeError(f"columns must be a column family name {list(FAMILIES)}, got {shown(columns)}")
     check_choice("columns", columns, FAMILIES)
     if isinstance(adversary, str):
         check_choice("adversary", adversary, ADVERSARIES)
     adv = require_predictable(adversary)
     sim = choose_simulator(columns, adv, simulator)
+    # everything a worker would check, checked here: sizes, x0, cx, budget, seed, alpha
+    if budget is not None:
+        check_budget(budget)
+    check_seed(seed)
+    check_alpha(alpha)
+    if chunk_size is not None:
+        chunk_size = check_int("chunk_size", chunk_size, lo=1, hi=CHUNK_MAX)
+    x0 = check_real("x0", x0)
+    cx = check_real("cx", cx)
+    if sim == "reduced":
+        check_int("M", M, lo=3)
+    make_setup(M, eps, T, columns=columns, adversary=adv, x0=x0, cx=cx)
     if sim == "lookahead":
         raise ValueError("simulator='lookahead' runs the non-predictable negative control; "
                          "check_coverage needs a predictable adversary")
@@ -73,7 +90,7 @@ def check_coverage(M, eps, delta, T, *, columns="sphere", adversary="constant", 
     fn = functools.partial(count_events, event="failed", simulator=sim, M=M, eps=eps, T=T,
                            columns=columns, adversary=adv, x0=x0, cx=cx)
     reduced = sim == "reduced"
-    chunk = chunk_size or CHUNK[sim]
+    chunk = CHUNK[sim] if chunk_size is None else chunk_size
     claim = ProbabilityClaim(
         id=f"seqproj.adhoc.coverage.{columns}.{adv.name}.M{M}",
         statement=(f"P(∃ t ≤ T: ‖S_t‖²/V_t ∉ [1−ε, 1+ε]) ≤ δ at M = {M}, ε = {eps:g}, T = {T}, "
@@ -166,9 +183,17 @@ def empirical_min_dim(eps, delta, T, *, columns="sphere", adversary="constant", 
     """
     eps = check_open_unit("eps", eps)
     delta = check_open_unit("delta", delta)
-    T = check_int("T", T, lo=1)
-    trials = check_int("trials", trials, lo=100)
-    alpha = check_open_unit("alpha", alpha)
+    T = check_int("T", T, lo=1, hi=T_MAX)
+    trials = check_int("trials", trials, lo=100, hi=N_MAX)
+    alpha = check_alpha(alpha)
+    check_seed(seed)
+    x0 = check_real("x0", x0, lo=-1e50, hi=1e50)
+    cx = check_real("cx", cx, lo=1e-100, hi=1e100)
+    if not isinstance(columns, str):
+        raise TypeError(f"columns must be a column family name {list(FAMILIES)}, got {shown(columns)}")
+    check_choice("columns", columns, FAMILIES)
+    if isinstance(adversary, str):
+        check_choice("adversary", adversary, ADVERSARIES)
     adv = require_predictable(adversary)
     if adv != make_adversary(adv.name):
         raise ValueError(f"empirical_min_dim takes an adversary name (default parameters), got {adv}")
@@ -176,8 +201,11 @@ def empirical_min_dim(eps, delta, T, *, columns="sphere", adversary="constant", 
     if sim == "lookahead":
         raise ValueError("empirical_min_dim needs a predictable adversary")
     M_th = int(sequential_jl_min_dim(eps, delta, T, cx=cx, x0=x0))
-    M_max = M_th if M_max is None else check_int("M_max", M_max, lo=2)
-    max_evals = check_int("max_evals", max_evals, lo=2)
+    if M_max is None and M_th > M_MAX:
+        raise ValueError(f"the theorem's dimension {M_th} for eps={eps:g}, T={T} exceeds the largest "
+                         f"simulated dimension {M_MAX}; pass M_max <= {M_MAX} (or a larger eps)")
+    M_max = M_th if M_max is None else check_int("M_max", M_max, lo=2, hi=M_MAX)
+    max_evals = check_int("max_evals", max_evals, lo=2, hi=1000)
     # bound on the number of evaluated dimensions, fixed before the search: the geometric
     # search (at most ceil(log2 M_max) + 1 points), the bisection (at most max_evals points
     # in all) and the refinement (at most 2 x 8 points)

@@ -38,7 +38,10 @@ import numpy as np
 from numba import njit
 from scipy import optimize
 
-from proofs_check.engine.validate import as_generator, check_choice, check_int, check_real
+from proofs_check.engine.validate import (as_generator, check_choice, check_finite_array,
+                                          check_instance, check_int, check_real, shown)
+
+from .limits import M_MAX, MEM_MAX, N_MAX
 
 __all__ = ["FAMILIES", "FAMILY_CODES", "ColumnFamily", "column_family", "columns_from_normals",
            "fill_column", "sample_columns", "sparse_c0"]
@@ -55,7 +58,7 @@ def sparse_c0(s: int, M: int) -> float:
     ``s = M`` (Rademacher) and grows as ``s`` shrinks (≈ M/log M for one-hot).
     """
     s = check_int("s", s, lo=1)
-    M = check_int("M", M, lo=1)
+    M = check_int("M", M, lo=1, hi=M_MAX)
     if s > M:
         raise ValueError(f"s must lie in [1, M={M}], got {s}")
     p = s / M
@@ -120,8 +123,10 @@ def column_family(name: str, M: int, *, s: int | None = None, c0_max: float = 1.
     ``s`` is the number of nonzeros of ``"sparse"`` columns (default ``max(1, M // 8)``);
     ``c0_max`` is the largest ``c_0`` counted as inside the assumptions.
     """
+    if not isinstance(name, str):
+        raise TypeError(f"name (the column family) must be one of {list(FAMILIES)}, got {shown(name)}")
     check_choice("columns", name, FAMILIES)
-    M = check_int("M", M, lo=1)
+    M = check_int("M", M, lo=1, hi=M_MAX)
     c0_max = check_real("c0_max", c0_max, lo=1.0)
     if name == "sparse":
         s = max(1, M // 8) if s is None else check_int("s", s, lo=1, hi=M)
@@ -146,7 +151,10 @@ def columns_from_normals(g: np.ndarray, family: ColumnFamily) -> np.ndarray:
     Sums run sequentially over the last axis (``np.cumsum``) so that the result
     is bit-identical to the numba kernel's loops.
     """
-    g = np.asarray(g, dtype=float)
+    check_instance("family", family, ColumnFamily)
+    g = check_finite_array("g", g)
+    if g.ndim == 0:
+        raise ValueError(f"g must have at least one dimension (..., M), got a scalar {shown(g)}")
     M = g.shape[-1]
     if M != family.M:
         raise ValueError(f"g has last dimension {M}, family has M={family.M}")
@@ -196,6 +204,15 @@ def fill_column(g, fam, s, sqM, z):
 def sample_columns(columns: str, M: int, size: int, rng, *, s: int | None = None) -> np.ndarray:
     """``size`` i.i.d. columns of family ``columns`` in ``R^M``: array ``(size, M)``."""
     fam = column_family(columns, M, s=s)
-    size = check_int("size", size, lo=0)
+    size = check_int("size", size, lo=0, hi=N_MAX)
+    check_memory(f"size={size} columns of dimension M={fam.M}", size * fam.M, "size and M")
     rng = as_generator(rng)
     return columns_from_normals(rng.standard_normal((size, fam.M)), fam)
+
+
+def check_memory(what: str, n_doubles: int, names: str) -> None:
+    """``ValueError`` naming ``names`` when an array of ``n_doubles`` doubles exceeds
+    :data:`seqproj.limits.MEM_MAX`."""
+    if 8 * n_doubles > MEM_MAX:
+        raise ValueError(f"{names} too large: {what} needs {8 * n_doubles / 2 ** 30:.3g} GiB, "
+                         f"more than the {MEM_MAX / 2 ** 30:g} GiB limit of one array")

@@ -22,9 +22,11 @@ import functools
 import numpy as np
 
 from proofs_check.engine.experiment import Experiment
-from proofs_check.engine.validate import check_choice
+from proofs_check.engine.validate import check_choice, check_int, check_real, shown
 
-from .adversaries import Adversary, adversary as make_adversary
+from .adversaries import ADVERSARIES, Adversary, adversary as make_adversary
+from .columns import FAMILIES, ColumnFamily
+from .protocol import CHUNK_MAX, M_MAX, T_MAX, make_setup
 from .inner_product import simulate_inner_product
 from .lookahead import simulate_lookahead
 from .reduced import check_reduced_supported, simulate_reduced
@@ -41,7 +43,19 @@ SIMULATORS = ("auto", "full", "reduced", "lookahead")
 
 def choose_simulator(columns: str, adversary, simulator: str = "auto") -> str:
     """``"reduced"`` when the reduced simulation can serve (sphere/Gaussian, adversary on ``(‖S‖², V)``), else ``"full"``."""
+    if not isinstance(simulator, str):
+        raise TypeError(f"simulator must be one of {list(SIMULATORS)}, got {shown(simulator)}")
     check_choice("simulator", simulator, SIMULATORS)
+    if isinstance(columns, str):
+        check_choice("columns", columns, FAMILIES)
+    elif not isinstance(columns, ColumnFamily):
+        raise TypeError(f"columns must be a column family name {list(FAMILIES)} or a ColumnFamily, "
+                        f"got {shown(columns)}")
+    if isinstance(adversary, str):
+        check_choice("adversary", adversary, ADVERSARIES)
+    elif not isinstance(adversary, Adversary):
+        raise TypeError(f"adversary must be a name {list(ADVERSARIES)} or an Adversary, "
+                        f"got {shown(adversary)}")
     if simulator != "auto":
         return simulator
     try:
@@ -81,6 +95,12 @@ def count_events(rng, n, *, event="failed", **kw) -> int:
 
 def count_true(stats, *, name) -> int:
     """A claim's ``reduce``: the number of trials of a chunk in which event ``name`` happened."""
+    if not isinstance(name, str):
+        raise TypeError(f"name must be an event name {list(EVENTS)}, got {shown(name)}")
+    check_choice("name", name, EVENTS)
+    if not hasattr(stats, "keys") or name not in stats:
+        raise TypeError(f"stats must be a mapping of event names to boolean arrays (as returned by "
+                        f"path_events) containing {name!r}, got {shown(stats)}")
     return int(np.count_nonzero(stats[name]))
 
 
@@ -95,6 +115,27 @@ def path_experiment(*, simulator, M, eps, T, columns="sphere", adversary="consta
     """
     if isinstance(adversary, Adversary):
         raise TypeError("path_experiment takes an adversary name (its id names the adversary)")
+    if not isinstance(simulator, str):
+        raise TypeError(f"simulator must be one of {list(SIMULATORS[1:])}, got {shown(simulator)}")
+    check_choice("simulator", simulator, SIMULATORS[1:])
+    if not isinstance(columns, str):
+        raise TypeError(f"columns must be a column family name {list(FAMILIES)}, got {shown(columns)}")
+    check_choice("columns", columns, FAMILIES)
+    if not isinstance(adversary, str):
+        raise TypeError(f"adversary must be an adversary name {list(ADVERSARIES)}, got {shown(adversary)}")
+    check_choice("adversary", adversary, ADVERSARIES)
+    M = check_int("M", M, lo=1, hi=M_MAX)
+    eps = check_real("eps", eps, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    T = check_int("T", T, lo=1, hi=T_MAX)
+    chunk_size = check_int("chunk_size", chunk_size, lo=1, hi=CHUNK_MAX)
+    # every other keyword is checked now, not in a worker: build the setup once
+    setup_kw = {k: v for k, v in kw.items() if k not in ("backend", "exact")}
+    look = simulator == "lookahead"
+    make_setup(M, eps, T, columns=columns, adversary="lookahead" if look else adversary,
+               allow_lookahead=look, **setup_kw)
+    if simulator == "reduced":
+        check_reduced_supported(columns, adversary)
+        check_int("M", M, lo=3)
     params = {"simulator": simulator, "M": int(M), "eps": float(eps), "T": int(T),
               "columns": columns, **({} if simulator == "lookahead" else {"adversary": adversary}),
               **kw}

@@ -16,6 +16,8 @@ import numpy as np
 from proofs_check.engine.validate import as_generator, check_int, check_real
 
 from .columns import column_family, columns_from_normals
+from .limits import M_MAX, N_MAX, T_MAX
+from .protocol import check_memory
 from .simulate import full_block_size
 
 __all__ = ["simulate_inner_product"]
@@ -29,13 +31,14 @@ def simulate_inner_product(M, eps, T, n, rng, *, columns="sphere", x0=1.0, y0=0.
     ``|e_t| > (ε/2)(V_t(x) + V_t(y))`` at some ``t ≤ T``.  The columns come from
     ``rng.standard_normal`` in blocks.  NumPy, O(n·T·M).
     """
-    M = check_int("M", M, lo=1)
+    M = check_int("M", M, lo=1, hi=M_MAX)
     eps = check_real("eps", eps, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
-    T = check_int("T", T, lo=1)
-    n = check_int("n", n, lo=0)
-    x0 = check_real("x0", x0)
-    y0 = check_real("y0", y0)
-    cx = check_real("cx", cx, lo=0.0, lo_open=True)
+    T = check_int("T", T, lo=1, hi=T_MAX)
+    n = check_int("n", n, lo=0, hi=N_MAX)
+    check_memory(f"one trial's normals (T·M = {T * M})", T * M, "T and M")
+    x0 = check_real("x0", x0, lo=-1e50, hi=1e50)
+    y0 = check_real("y0", y0, lo=-1e50, hi=1e50)
+    cx = check_real("cx", cx, lo=1e-100, hi=1e100)
     if x0 + y0 == 0.0 or x0 - y0 == 0.0:
         raise ValueError(f"x0 ± y0 must be nonzero for the polarisation argument, got x0={x0}, y0={y0}")
     fam = column_family(columns, M)

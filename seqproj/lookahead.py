@@ -14,11 +14,11 @@ import math
 import numpy as np
 from numba import njit
 
-from proofs_check.engine.validate import as_generator, check_int
+from proofs_check.engine.validate import as_generator
 
 from .bookkeeping import PathBook
 from .columns import columns_from_normals
-from .protocol import PathStats, empty_outputs, make_setup
+from .protocol import PathStats, check_memory, check_trials, empty_outputs, make_setup
 
 __all__ = ["simulate_lookahead", "null_vector"]
 
@@ -72,7 +72,9 @@ def simulate_lookahead(M, eps, T, n, rng, *, columns="sphere", x0=1.0, cx=1.0, g
                        anytime_const=anytime_const, allow_lookahead=True)
     if T <= M:
         raise ValueError(f"the look-ahead adversary needs T > M to find a null vector, got T={T}, M={M}")
-    n = check_int("n", n, lo=0)
+    check_memory(f"one trial's columns and their orthogonalisation (T·M = {T * M})", 3 * T * M,
+                 "T and M")
+    n = check_trials(n, setup)
     rng = as_generator(rng)
     fam = setup.family
     out = empty_outputs(n, setup.grid.size)

@@ -29,12 +29,33 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from proofs_check.engine.validate import check_int, check_real
+from proofs_check.engine.validate import check_bool, check_int, check_real, shown
 
 from .adversaries import Adversary, adversary as make_adversary, require_predictable
-from .columns import ColumnFamily, column_family
+from .columns import ColumnFamily, check_memory, column_family
 
-__all__ = ["PathStats", "SimSetup", "make_setup", "default_mix_rho"]
+__all__ = ["PathStats", "SimSetup", "make_setup", "default_mix_rho", "check_trials",
+           "M_MAX", "T_MAX", "N_MAX", "CHUNK_MAX", "MEM_MAX"]
+
+# --------------------------------------------------------------------------
+# size limits: what the machine can do, checked before anything is allocated
+# --------------------------------------------------------------------------
+
+from .limits import CHUNK_MAX, M_MAX, MEM_MAX, N_MAX, T_MAX  # noqa: E402  (re-exported)
+
+
+def check_trials(n, setup: "SimSetup") -> int:
+    """``n`` as a number of trials in ``[0, N_MAX]`` whose output arrays fit in :data:`MEM_MAX`."""
+    n = check_int("n", n, lo=0, hi=N_MAX)
+    check_memory(f"the per-trial outputs of n={n} trials on a grid of {setup.grid.size} times",
+                 n * (setup.grid.size + 6), "n (or grid)")
+    return n
+
+
+def _log_inv(a: float) -> float:
+    """``log(1/a)``: as before for ordinary ``a`` (bit for bit), ``−log a`` when ``1/a``
+    would overflow (subnormal ``a``)."""
+    return math.log(1.0 / a) if a >= 1e-300 else -math.log(a)
 
 
 def default_mix_rho(eps: float, M: int, x0: float = 1.0, c0: float = 1.0) -> float:
@@ -131,42 +152,51 @@ class SimSetup:
         K = const·c_0, log(1/δ_any), x0²)``."""
         return (self.x0, self.eps, math.sqrt(self.cx), self.adversary.code,
                 self.adversary.params_array(), self.grid, self.mix_rho,
-                2.0 * math.log(1.0 / self.mix_alpha), self.anytime_const * self.family.c0,
-                math.log(1.0 / self.anytime_delta), self.x0 * self.x0)
+                2.0 * _log_inv(self.mix_alpha), self.anytime_const * self.family.c0,
+                _log_inv(self.anytime_delta), self.x0 * self.x0)
 
 
 def make_setup(M, eps, T, *, columns="sphere", adversary="constant", x0=1.0, cx=1.0, s=None,
                grid=None, mix_alpha=0.05, mix_rho=None, anytime_delta=0.05, anytime_const=16.0,
                allow_lookahead=False) -> SimSetup:
     """Validate the simulation parameters (see :func:`seqproj.simulate.simulate_full`)."""
-    M = check_int("M", M, lo=1)
+    M = check_int("M", M, lo=1, hi=M_MAX)
     eps = check_real("eps", eps, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
-    T = check_int("T", T, lo=1)
+    T = check_int("T", T, lo=1, hi=T_MAX)
+    allow_lookahead = check_bool("allow_lookahead", allow_lookahead)
+    if not isinstance(columns, (str, ColumnFamily)):
+        raise TypeError(f"columns must be a column family name or a ColumnFamily, got {shown(columns)}")
     fam = columns if isinstance(columns, ColumnFamily) else column_family(columns, M, s=s)
     if fam.M != M:
         raise ValueError(f"columns has M={fam.M}, expected M={M}")
     adv = make_adversary(adversary) if isinstance(adversary, str) else adversary
     if not isinstance(adv, Adversary):
-        raise TypeError(f"adversary must be a name or Adversary, got {type(adversary).__name__}")
+        raise TypeError(f"adversary must be a name or Adversary, got {shown(adversary)}")
     if not allow_lookahead:
         adv = require_predictable(adv)
-    x0 = check_real("x0", x0)
-    if x0 == 0.0:
-        raise ValueError("x0 must be nonzero (x0 = 0 makes the mixture's rho degenerate), got 0.0")
-    cx = check_real("cx", cx, lo=0.0, lo_open=True)
+    x0 = check_real("x0", x0, lo=-1e50, hi=1e50)
+    if abs(x0) < 1e-50:
+        raise ValueError(f"x0 must be nonzero with 1e-50 <= |x0| <= 1e50 (x0 = 0 makes the "
+                         f"mixture's rho degenerate; rho ∝ x0**4 must stay in the float range), "
+                         f"got {shown(x0)}")
+    cx = check_real("cx", cx, lo=1e-100, hi=1e100)
     if grid is None:
         grid = np.unique(np.linspace(0, T, min(T, 30) + 1).round().astype(np.int64))
+    if isinstance(grid, (str, bytes)):
+        raise TypeError(f"grid must be a non-empty 1-d integer array, got {shown(grid)}")
     grid = np.asarray(grid)
     if grid.ndim != 1 or grid.size == 0 or grid.dtype.kind not in "iu":
-        raise ValueError(f"grid must be a non-empty 1-d integer array, got {grid!r}")
+        raise ValueError(f"grid must be a non-empty 1-d integer array, got {shown(grid)}")
+    if grid.size > 10 ** 6:
+        raise ValueError(f"grid must have at most 1000000 recording times, got {grid.size}")
     grid = np.unique(grid.astype(np.int64))
     if grid[0] < 0 or grid[-1] > T:
         raise ValueError(f"grid times must lie in [0, T={T}], got {grid.min()}..{grid.max()}")
     mix_alpha = check_real("mix_alpha", mix_alpha, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     mix_rho = default_mix_rho(eps, M, x0) if mix_rho is None else check_real(
-        "mix_rho", mix_rho, lo=0.0, lo_open=True)
+        "mix_rho", mix_rho, lo=1e-300, hi=1e250)
     anytime_delta = check_real("anytime_delta", anytime_delta, lo=0.0, hi=1.0, lo_open=True,
                                hi_open=True)
-    anytime_const = check_real("anytime_const", anytime_const, lo=0.0, lo_open=True)
+    anytime_const = check_real("anytime_const", anytime_const, lo=0.0, hi=1e100, lo_open=True)
     return SimSetup(M, eps, T, fam, adv, x0, cx, grid, float(mix_rho), mix_alpha, anytime_delta,
                     anytime_const)

@@ -29,12 +29,13 @@ import math
 
 import numpy as np
 
-from proofs_check.engine.validate import as_generator, check_choice, check_int
+from proofs_check.engine.validate import as_generator, check_choice, check_int, shown
 
-from .adversaries import Adversary, adversary as make_adversary
-from .columns import ColumnFamily
+from .adversaries import ADVERSARIES, Adversary, adversary as make_adversary
+from .columns import FAMILIES, ColumnFamily
 from .kernels import reduced_block_numpy, reduced_kernel
-from .protocol import PathStats, SimSetup, empty_outputs, make_setup
+from .protocol import (M_MAX, PathStats, SimSetup, check_memory, check_trials, empty_outputs,
+                       make_setup)
 from .rng import adversary_uniforms_np, chisq_np, draw_keys, normals_np
 
 __all__ = ["simulate_reduced", "reduced_block_size", "check_reduced_supported", "chisq_constants"]
@@ -49,8 +50,18 @@ def reduced_block_size(T: int) -> int:
 
 def check_reduced_supported(columns, adversary) -> None:
     """``ValueError`` with the reason if the reduced simulator cannot serve this combination."""
-    fam_name = columns.name if isinstance(columns, ColumnFamily) else columns
+    if isinstance(columns, ColumnFamily):
+        fam_name = columns.name
+    elif isinstance(columns, str):
+        fam_name = check_choice("columns", columns, FAMILIES)
+    else:
+        raise TypeError(f"columns must be a column family name {list(FAMILIES)} or a ColumnFamily, "
+                        f"got {shown(columns)}")
+    if isinstance(adversary, str):
+        check_choice("adversary", adversary, ADVERSARIES)
     adv = make_adversary(adversary) if isinstance(adversary, str) else adversary
+    if not isinstance(adv, Adversary):
+        raise TypeError(f"adversary must be a name or Adversary, got {shown(adversary)}")
     if fam_name not in ("sphere", "gaussian"):
         raise ValueError(f"columns={fam_name!r} is not supported by the reduced simulator: its exact "
                          "reduction needs rotation-invariant columns, allowed: "
@@ -84,15 +95,17 @@ def simulate_reduced(M, eps, T, n, rng, *, columns="sphere", adversary="constant
     (``constant``, ``random``, ``stopping``, ``magnitude``, ``pushing``), ``M ≥ 3``.
     ``backend="numpy"`` runs the plain-NumPy reference.
     """
-    if isinstance(columns, str):
-        check_choice("columns", columns, ("sphere", "gaussian", "rademacher", "onehot", "sparse"))
     check_reduced_supported(columns, adversary)
-    M = check_int("M", M, lo=3)
+    M = check_int("M", M, lo=3, hi=M_MAX)
     setup = make_setup(M, eps, T, columns=columns, adversary=adversary, x0=x0, cx=cx, grid=grid,
                        mix_alpha=mix_alpha, mix_rho=mix_rho, anytime_delta=anytime_delta,
                        anytime_const=anytime_const)
-    n = check_int("n", n, lo=0)
+    n = check_trials(n, setup)
+    if not isinstance(backend, str):
+        raise TypeError(f"backend must be 'numba' or 'numpy', got {shown(backend)}")
     check_choice("backend", backend, ("numba", "numpy"))
+    if backend == "numpy":
+        check_memory(f"the NumPy reference's draws of one trial (T = {setup.T})", 4 * setup.T, "T")
     return _simulate_reduced_setup(setup, n, as_generator(rng), backend)
 
 

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from proofs_check.engine.validate import as_generator, check_choice, check_int
+from proofs_check.engine.validate import as_generator, check_bool, check_choice, shown
 
 from .kernels import full_block_numpy, full_kernel
-from .protocol import PathStats, SimSetup, empty_outputs, make_setup
+from .protocol import PathStats, SimSetup, check_memory, check_trials, empty_outputs, make_setup
 from .rng import adversary_uniforms_np, draw_keys, normals_np
 
 __all__ = ["simulate_full", "full_block_size"]
@@ -64,8 +64,14 @@ def simulate_full(M, eps, T, n, rng, *, columns="sphere", adversary="constant", 
     setup = make_setup(M, eps, T, columns=columns, adversary=adversary, x0=x0, cx=cx, s=s,
                        grid=grid, mix_alpha=mix_alpha, mix_rho=mix_rho, anytime_delta=anytime_delta,
                        anytime_const=anytime_const)
-    n = check_int("n", n, lo=0)
+    n = check_trials(n, setup)
+    if not isinstance(backend, str):
+        raise TypeError(f"backend must be 'numba' or 'numpy', got {shown(backend)}")
     check_choice("backend", backend, ("numba", "numpy"))
+    exact = check_bool("exact", exact)
+    if backend == "numpy":
+        check_memory(f"the NumPy reference's normals of one trial (T·M = {setup.T * setup.M})",
+                     2 * setup.T * setup.M, "T and M")
     return _simulate_full_setup(setup, n, as_generator(rng), backend, exact)
 
 

@@ -27,12 +27,30 @@ def _as_2d(name, value, shape=None):
 
 
 def _group_index(group_ids, N):
-    g = np.asarray(group_ids)
+    if isinstance(group_ids, (list, tuple)):
+        kinds = {"string" if isinstance(v, (str, bytes, np.str_)) else "number" for v in group_ids}
+        if len(kinds) > 1:
+            raise TypeError("group_ids must be labels of one type (all integers or all strings), got a mix "
+                            "of strings and numbers")
+    try:
+        g = np.asarray(group_ids)
+    except ValueError as exc:               # ragged nesting
+        raise ValueError(f"group_ids must be a 1-D array of labels: {exc}") from None
     if g.ndim != 1 or g.shape[0] != N:
         raise ValueError(f"group_ids must be a 1-D array of length N = {N}, got shape {g.shape}")
+    if g.dtype.kind == "c":
+        raise TypeError(f"group_ids must hold integer or string labels, got dtype {g.dtype}")
     if g.dtype.kind == "f" and not np.all(np.isfinite(g)):
         raise ValueError("group_ids contains NaN or inf")
-    _, inv = np.unique(g, return_inverse=True)
+    if g.dtype == object:
+        kinds = {type(v) for v in g.tolist()}
+        if len(kinds) > 1 or not kinds <= {int, str, bytes}:
+            raise TypeError("group_ids must be labels of one type (all integers or all strings), got "
+                            f"types {sorted(k.__name__ for k in kinds)}")
+    try:
+        _, inv = np.unique(g, return_inverse=True)
+    except TypeError as exc:
+        raise TypeError(f"group_ids must be mutually comparable labels (one type): {exc}") from None
     inv = inv.astype(np.int64).ravel()
     order = np.argsort(inv, kind="stable").astype(np.int64)
     counts = np.bincount(inv)

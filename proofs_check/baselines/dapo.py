@@ -32,9 +32,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from proofs_check.engine.validate import check_choice, check_finite_array, check_real
+from proofs_check.engine.validate import check_finite_array, check_int, check_real
 from proofs_check.policies import TabularPolicy, check_pair, context_distributions, sequence_log_probs
 
+from ._args import choice as _choice
+from ._args import MAX_SEQ, chunk_args, enum_size
 from .population import exact_model
 
 __all__ = ["trajectory_kl", "trajectory_kl_chain", "kl_gradient_reward_to_go", "kl_gradient_complex_step",
@@ -47,6 +49,7 @@ def _pair(pi, mu):
     if not isinstance(pi, TabularPolicy) or not isinstance(mu, TabularPolicy):
         raise TypeError("pi and mu must be TabularPolicy instances")
     check_pair(mu, pi)
+    enum_size(pi.V, pi.T, name_v="pi.V", name_t="pi.T", max_seq=MAX_SEQ)
     return pi.V, pi.T
 
 
@@ -104,6 +107,11 @@ def kl_gradient_complex_step(pi, mu, *, h: float = 1e-30) -> list:
     to rounding for ``h = 1e-30``.  One enumeration per logit (small models).
     """
     V, T = _pair(pi, mu)
+    h = check_real("h", h, lo=0.0, hi=1e-8, lo_open=True)
+    n_logits = sum(V ** t * V for t in range(T))
+    if n_logits * V ** T > 1 << 22:
+        raise ValueError(f"pi is too large for the complex step: {n_logits} logits × {V ** T} responses "
+                         f"exceeds {1 << 22}")
     logits = [np.array(z, dtype=complex) for z in pi.logits]
     lm = [mu.log_probs(t) for t in range(T)]
 
@@ -140,6 +148,22 @@ def _check_traj(reg, rho, name_rho="rho"):
     return reg, rho
 
 
+def _truncation(rho_bar, c_bar):
+    """``ρ̄, c̄ > 0`` (``inf``: no truncation)."""
+    out = []
+    for name, v in (("rho_bar", rho_bar), ("c_bar", c_bar)):
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+            raise TypeError(f"{name} must be a real number > 0 (or inf), got {v!r:.60}")
+        try:
+            v = float(v)
+        except OverflowError:
+            v = float("inf")
+        if not v > 0:
+            raise ValueError(f"{name} must be > 0 (or inf for no truncation), got {v!r}")
+        out.append(v)
+    return tuple(out)
+
+
 def discounted_reward_to_go(reg, *, gamma: float) -> np.ndarray:
     """``D_k = Σ_{j≥k} γ^{j−k} reg_j``."""
     reg, _ = _check_traj(reg, None)
@@ -168,8 +192,7 @@ def truncated_is_accumulation(reg, rho=None, *, gamma: float, rho_bar: float = n
     """
     reg, rho = _check_traj(reg, rho)
     gamma = check_real("gamma", gamma, lo=0.0, hi=1.0)
-    if not (rho_bar > 0 and c_bar > 0):
-        raise ValueError(f"rho_bar and c_bar must be > 0, got {rho_bar!r}, {c_bar!r}")
+    rho_bar, c_bar = _truncation(rho_bar, c_bar)
     L = reg.size
     D = np.empty(L)
     Vk = np.empty(L)
@@ -195,6 +218,7 @@ def transcribed_accumulation(reg, rho=None, *, gamma: float, rho_bar: float = np
     """
     reg, rho = _check_traj(reg, rho)
     gamma = check_real("gamma", gamma, lo=0.0, hi=1.0)
+    rho_bar, c_bar = _truncation(rho_bar, c_bar)
     L = reg.size
     D = np.empty(L)
     D[L - 1] = reg[L - 1]
@@ -216,8 +240,9 @@ def per_decision_is_check(pi, mu, reg_tables, *, gamma: float, recursion: str = 
     """
     V, T = _pair(pi, mu)
     gamma = check_real("gamma", gamma, lo=0.0, hi=1.0)
-    if recursion not in ("correct", "transcribed"):
-        raise ValueError(f"recursion must be 'correct' or 'transcribed', got {recursion!r}")
+    _choice("recursion", recursion, ("correct", "transcribed"))
+    if isinstance(reg_tables, (str, bytes)) or not hasattr(reg_tables, "__len__") or len(reg_tables) != T:
+        raise TypeError(f"reg_tables must be a sequence of {T} tables (one per depth), got {reg_tables!r:.60}")
     n = V ** T
     idx = np.arange(n)
     reg = np.empty((n, T))
@@ -248,6 +273,8 @@ def per_decision_is_check(pi, mu, reg_tables, *, gamma: float, recursion: str = 
 def dapo_chain_cases(rng, n, *, V: int, T: int):
     """``KL(P^π‖P^μ)`` by enumeration vs the chain rule; scale ``Σ_y P^π(y)(|log P^π(y)| + |log P^μ(y)|)``,
     the sensitivity of the ``V**T``-term sum to a unit roundoff in every log-probability."""
+    rng, n = chunk_args(rng, n, hi=10_000)
+    V, T = enum_size(V, T, max_seq=4096)
     lhs, rhs, sc = np.empty(n), np.empty(n), np.empty(n)
     for i in range(n):
         pi, mu = TabularPolicy.random(V, T, rng, scale=1.5), TabularPolicy.random(V, T, rng, scale=1.5)
@@ -259,6 +286,8 @@ def dapo_chain_cases(rng, n, *, V: int, T: int):
 
 def dapo_gradient_cases(rng, n, *, V: int, T: int):
     """The reward-to-go form of ``∇_θ KL(P^π‖P^μ)`` vs the complex-step derivative, ``n`` random pairs."""
+    rng, n = chunk_args(rng, n, hi=1000)
+    V, T = enum_size(V, T, max_seq=64)
     lhs, rhs = [], []
     for _ in range(n):
         pi, mu = TabularPolicy.random(V, T, rng, scale=1.5), TabularPolicy.random(V, T, rng, scale=1.5)
@@ -273,7 +302,8 @@ def accumulation_onpolicy_cases(rng, n, *, recursion: str):
     Scale of entry ``k``: ``Σ_{j≥k} γ^{j−k} |reg_j|`` (the accumulated terms; the per-step
     values span five decades, so an absolute or mixed tolerance would not fit every entry).
     """
-    check_choice("recursion", recursion, ("correct", "transcribed"))
+    _choice("recursion", recursion, ("correct", "transcribed"))
+    rng, n = chunk_args(rng, n)
     lhs, rhs, sc = [], [], []
     for _ in range(n):
         L = int(rng.integers(2, 40))
@@ -291,6 +321,8 @@ def accumulation_onpolicy_cases(rng, n, *, recursion: str):
 
 def per_decision_cases(rng, n, *, V: int, T: int):
     """``(E_μ[V_0], E_π[Σ_j γ^j reg_j])`` of the correct recursion, ``n`` random pairs and per-step tables."""
+    rng, n = chunk_args(rng, n, hi=1000)
+    V, T = enum_size(V, T, max_seq=256)
     lhs, rhs = np.empty(n), np.empty(n)
     for i in range(n):
         pi, mu = TabularPolicy.random(V, T, rng, scale=1.0), TabularPolicy.random(V, T, rng, scale=1.0)
@@ -302,6 +334,11 @@ def per_decision_cases(rng, n, *, V: int, T: int):
 def accumulation_errors(rng, n, *, L: int, gamma: float) -> dict:
     """``n`` random per-step divergences ``|reg| ∼ |N(0, 1)|`` of length ``L`` (all ratios 1): the errors
     ``|D_k − reward-to-go_k|`` of the correct and of the transcribed recursion, ``(n, L)`` each."""
+    rng, n = chunk_args(rng, n)
+    L = check_int("L", L, lo=1, hi=100_000)
+    if n * L > 1 << 24:
+        raise ValueError(f"n·L = {n * L} steps exceeds the limit {1 << 24} of one call")
+    gamma = check_real("gamma", gamma, lo=0.0, hi=1.0)
     out = {"correct": np.empty((n, L)), "transcribed": np.empty((n, L))}
     for i in range(n):
         reg = np.abs(rng.normal(size=L))

@@ -23,6 +23,9 @@ from __future__ import annotations
 import functools
 
 from proofs_check.engine import Experiment
+from proofs_check.engine.validate import check_instance, check_int, check_real
+
+from ._args import enum_size
 
 from .moments import group_mse_trials
 from .toy import CountTask
@@ -46,6 +49,14 @@ HEADLINE_PAIR = (("otb", 4), ("mean", 32))
 def toy_pair_experiment(id: str, task: CountTask, *, lr: float, steps: int = TOY_STEPS, batch: int = TOY_BATCH,
                         eval_every: int = TOY_EVAL_EVERY, chunk_size: int = 2) -> Experiment:
     """OTB at N = 4 against the group mean at N = 32 on ``task`` (:func:`~.toy_sweeps.pair_trials`)."""
+    if not isinstance(id, str) or not id:
+        raise TypeError(f"id must be a non-empty string, got {id!r:.60}")
+    check_instance("task", task, CountTask)
+    lr = check_real("lr", lr, lo=0.0, lo_open=True)
+    steps = check_int("steps", steps, lo=1, hi=1_000_000)
+    batch = check_int("batch", batch, lo=4, hi=1 << 20)
+    eval_every = check_int("eval_every", eval_every, lo=1)
+    chunk_size = check_int("chunk_size", chunk_size, lo=1, hi=10_000)
     a, b = HEADLINE_PAIR
     params = {"task": task.to_dict(), "a": list(a), "b": list(b), "steps": steps, "batch": batch, "lr": lr,
               "eval_every": eval_every}
@@ -61,6 +72,9 @@ TOY_HEADLINE_EOS = toy_pair_experiment("baselines.toy.headline_eos", TOY_TASK_EO
 def group_mse_experiment(T: int, *, N: int = 4, V: int = 2, chunk_size: int = 5) -> Experiment:
     """Exact MSE of every group estimator at group size ``N`` on random tabular instances
     (logit scale 1.5, rewards ``U[0, 1]``) of horizon ``T`` (:func:`~.moments.group_mse_trials`)."""
+    V, T = enum_size(V, T, max_seq=64)
+    N = check_int("N", N, lo=1, hi=12)
+    chunk_size = check_int("chunk_size", chunk_size, lo=1, hi=10_000)
     params = {"N": N, "V": V, "T": T}
     return Experiment(id=f"baselines.group_mse.N{N}.V{V}.T{T}",
                       fn=functools.partial(group_mse_trials, **params), chunk_size=chunk_size, params=params)

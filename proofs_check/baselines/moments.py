@@ -19,7 +19,10 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from proofs_check.engine.validate import check_choice, check_int
+from proofs_check.engine.validate import check_instance, check_int, check_real
+
+from ._args import choice as _choice
+from ._args import chunk_args, enum_size, int_list, stats_column
 
 from proofs_check.policies import TabularPolicy
 
@@ -87,8 +90,12 @@ def group_estimator_moments(model: ExactModel, N: int, kind: str, *, eps: float 
     implementation does) and the ``eps`` guard.  Uses the Gram tensor, so the
     model must be small (``n_seq·T`` up to a few hundred).
     """
+    check_instance("model", model, ExactModel)
     N = check_int("N", N, lo=1, hi=12)
-    check_choice("kind", kind, GROUP_KINDS)
+    _choice("kind", kind, GROUP_KINDS)
+    eps = check_real("eps", eps, lo=0.0)
+    max_tuples = check_int("max_tuples", max_tuples, lo=1, hi=1 << 24)
+    chunk = check_int("chunk", chunk, lo=1, hi=1 << 16)
     n, T = model.n_seq, model.T
     total = n ** N
     if total > max_tuples:
@@ -150,12 +157,15 @@ def group_bias_cases(rng, n, *, kind: str, V: int, T: int, Ns):
     Group mean: ``(scale, |bias|/|g|) = ((N−1)/N, 1/N)``; leave-one-out:
     ``(scale, (|bias|/|g|)²) = (1, 0)``.  Returns ``(lhs, rhs)`` for each ``N`` in ``Ns``.
     """
-    check_choice("kind", kind, ("mean", "rloo"))
+    _choice("kind", kind, ("mean", "rloo"))
+    rng, n = chunk_args(rng, n, hi=1000)
+    V, T = enum_size(V, T, max_seq=64)
+    Ns = int_list("Ns", Ns, lo=1, hi=12)
     lhs, rhs = [], []
     for _ in range(n):
         m = _random_model(rng, V, T)
         for N in Ns:
-            gm = group_estimator_moments(m, N, kind)
+            gm = group_estimator_moments(m, N, kind, max_tuples=1 << 16)
             if kind == "mean":
                 lhs += [gm.scale, gm.bias_ratio]
                 rhs += [(N - 1) / N, 1.0 / N]
@@ -167,10 +177,13 @@ def group_bias_cases(rng, n, *, kind: str, V: int, T: int, Ns):
 
 def otb_bias_curve(rng, n, *, Ns, V: int, T: int):
     """``|E ĝ − g|/|g|`` of the OTB group estimator at each ``N`` of ``Ns`` (exact), ``n`` random instances."""
+    rng, n = chunk_args(rng, n, hi=1000)
+    V, T = enum_size(V, T, max_seq=64)
+    Ns = int_list("Ns", Ns, lo=1, hi=12)
     out = np.empty((n, len(Ns)))
     for i in range(n):
         m = _random_model(rng, V, T)
-        out[i] = [group_estimator_moments(m, N, "otb").bias_ratio for N in Ns]
+        out[i] = [group_estimator_moments(m, N, "otb", max_tuples=1 << 16).bias_ratio for N in Ns]
     return out
 
 
@@ -179,14 +192,20 @@ def group_mse_trials(rng, n, *, N: int, V: int, T: int) -> dict:
 
     Returns ``{kind: (n,) array}`` (one row per instance, the same instance for every kind).
     """
+    rng, n = chunk_args(rng, n, hi=1000)
+    V, T = enum_size(V, T, max_seq=64)
+    N = check_int("N", N, lo=1, hi=12)
     out = {kind: np.empty(n) for kind in GROUP_KINDS}
     for i in range(n):
         m = _random_model(rng, V, T)
         for kind in GROUP_KINDS:
-            out[kind][i] = group_estimator_moments(m, N, kind).mse
+            out[kind][i] = group_estimator_moments(m, N, kind, max_tuples=1 << 16).mse
     return out
 
 
 def mse_difference(stats, *, a: str, b: str) -> np.ndarray:
     """Per instance ``MSE[a] − MSE[b]`` from the statistics of :func:`group_mse_trials`."""
-    return np.asarray(stats[a], dtype=float) - np.asarray(stats[b], dtype=float)
+    x, y = stats_column(stats, a), stats_column(stats, b)
+    if x.shape != y.shape:
+        raise ValueError(f"stats[{a!r}] and stats[{b!r}] must have the same shape, got {x.shape} and {y.shape}")
+    return x - y

@@ -25,11 +25,12 @@ weights, ``ε`` the denominator guard.  References: the OTB paper (paper key
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 from numba import njit
 
-from proofs_check.engine.validate import check_real
+from proofs_check.engine.validate import check_bool, check_real
 
 from ._batch import _check_values_numpy, _reward_to_go, _validate_batch
 
@@ -79,8 +80,21 @@ def _exp_nonpos(x, out, kbits):
 
 
 def exp_nonpositive(x) -> np.ndarray:
-    """NumPy entry to the kernel's exponential (for tests): ``exp(clip(x, −708, 0))``."""
-    x = np.ascontiguousarray(np.asarray(x, dtype=np.float64).ravel())
+    """NumPy entry to the kernel's exponential (for tests): ``exp(clip(x, −708, 0))``.
+
+    ``x`` is an array of real numbers without NaN (``±inf`` are clipped like any
+    other value); the result is flat."""
+    if x is None or isinstance(x, (str, bytes)):
+        raise TypeError(f"x must be an array of real numbers, got {x!r:.60}")
+    raw = np.asarray(x)
+    if raw.dtype.kind not in "iuf" or raw.dtype.kind == "b":
+        raise TypeError(f"x must be an array of real numbers, got dtype {raw.dtype}")
+    try:
+        x = np.ascontiguousarray(np.asarray(raw, dtype=np.float64).ravel())
+    except (OverflowError, ValueError) as exc:
+        raise ValueError(f"x must be an array of real numbers: {exc}") from None
+    if np.isnan(x).any():
+        raise ValueError(f"x contains NaN (first at flat index {int(np.argmax(np.isnan(x)))})")
     out = np.empty_like(x)
     _exp_nonpos(x, out, np.empty(x.size, dtype=np.int64))
     return out
@@ -190,6 +204,109 @@ def _otb_kernel(r, m, lp, spp, isw, use_is, order, starts, handle_zero_tail, eps
                                    handle_zero_tail, eps, adv, ret)
 
 
+#: Bound on any intermediate of the plain float64 formula (``Σ_i m G W`` and ``Σ_i m W``) under
+#: which the direct computation is used; above it the group sums go through :func:`_otb_scaled`.
+_DIRECT_LIMIT = 1e300
+
+
+def _check_returns(r, m):
+    """Refuse a batch whose reward-to-go is not representable in float64 (``Σ_t |m r|`` overflows)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        tot = np.sum(np.abs(r * m), axis=1)
+    bad = ~np.isfinite(tot)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(f"token_rewards: the reward-to-go of row {i} overflows float64 (Σ_t |m_t r_t| > 1.8e308); "
+                         "rescale the rewards")
+
+
+def _needs_scaling(r, m, isw, starts) -> bool:
+    """Whether ``Σ_i m G W`` or ``Σ_i m W`` could leave float64 (bound in log space).
+
+    ``|w_j| ≤ 3`` (``1 − 2π + Σπ² ∈ [−1, 2]``), so ``|W_t| ≤ 3 L max ρ̄²`` and the group sums are at
+    most ``n_max`` times that, times ``max |G| ≤ max_i Σ_t |m r|`` for the numerator."""
+    L = r.shape[1]
+    n_max = int(np.max(np.diff(starts)))
+    with np.errstate(over="ignore", invalid="ignore"):
+        g_max = float(np.max(np.sum(np.abs(r * m), axis=1)))
+    log_bound = math.log(3.0 * L * n_max) + math.log(max(1.0, g_max))
+    if isw is not None:
+        q = float(np.max(isw))
+        if q > 0:
+            log_bound += 2.0 * math.log(q)
+    return log_bound > math.log(_DIRECT_LIMIT)
+
+
+def _otb_scaled(r, m, lp, spp, isw, inv, order, starts, handle_zero_tail, eps):
+    """OTB with ``W`` carried as ``mantissa · 2^exponent`` (no overflow for any finite ``ρ̄``).
+
+    ``ρ̄_j = f_j 2^{k_j}`` (``frexp``): each term ``w_j ρ̄_j²`` is ``(w_j f_j²) 2^{2k_j}``; the running sum
+    of a row keeps its own exponent (the largest so far), and at each position the alive members of
+    a group are brought to the largest exponent among them before ``B_t = Σ G ω / (Σ ω + ε 2^{−E})``.
+    Rescalings are by powers of two (exact unless a term falls ~2^{1000} below the largest one, where
+    it is negligible).  Used only when the direct formula could overflow (:func:`_needs_scaling`).
+    """
+    N, L = r.shape
+    ret = _reward_to_go(r, m)
+    w = np.where(m == 1, 1.0 - 2.0 * np.exp(np.minimum(lp, 0.0)) + spp, 0.0)
+    if isw is None:
+        f, k = np.ones_like(w), np.zeros(w.shape, dtype=np.int64)
+    else:
+        f, k = np.frexp(np.where(m == 1, isw, 0.0))
+        k = k.astype(np.int64)
+    a = w * f * f
+    e = 2 * k
+    floor = np.int64(-(1 << 40))
+    acc = np.zeros(N)
+    E = np.full(N, floor)
+    accs = np.empty((N, L))
+    Es = np.empty((N, L), dtype=np.int64)
+    for t in range(L):
+        et = np.where(a[:, t] != 0.0, e[:, t], floor)
+        En = np.maximum(E, et)
+        acc = np.ldexp(acc, np.clip(E - En, -4000, 0).astype(np.int32)) + \
+            np.ldexp(a[:, t], np.clip(et - En, -4000, 0).astype(np.int32))
+        E = En
+        accs[:, t], Es[:, t] = acc, E
+    B = np.zeros((N, L))
+    lengths = m.sum(axis=1)
+    for g in range(starts.size - 1):
+        members = order[starts[g]:starts[g + 1]]
+        if members.size < 2:
+            continue
+        mm = m[members]
+        live = (mm == 1) & (accs[members] != 0.0)
+        Eg = np.where(live, Es[members], floor)
+        Emax = Eg.max(axis=0)                                   # (L,)
+        Emax = np.where(Emax == floor, 0, Emax)
+        omega = np.ldexp(accs[members], np.clip(Es[members] - Emax, -4000, 0).astype(np.int32)) * mm
+        with np.errstate(over="ignore"):
+            guard = np.ldexp(eps, np.clip(-Emax, -4000, 4000).astype(np.int32))
+        den = omega.sum(axis=0) + guard
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            share = np.where(den != 0, omega / np.where(den != 0, den, 1.0), 0.0)
+            b = np.sum(ret[members] * share, axis=0)
+        B[members] = b[None, :]
+        if handle_zero_tail:
+            ls = lengths[members]
+            top = ls.max()
+            srt = np.sort(ls)
+            if np.sum(ls == top) == 1 and top > srt[-2]:
+                B[members[np.argmax(ls)], int(srt[-2]):] = 0.0
+    return (ret - B) * m, ret
+
+
+def _check_finite_result(adv):
+    """Never hand back NaN/inf: a non-finite advantage (inconsistent ``log_probs``/``sum_pi_squared``
+    making ``Σ W`` cancel) is refused with its position."""
+    bad = ~np.isfinite(adv)
+    if bad.any():
+        i, t = (int(v) for v in np.argwhere(bad)[0])
+        raise ValueError(f"the OTB baseline is not finite at (row {i}, position {t}): the cumulative weights "
+                         "of the group cancel; check that log_probs and sum_pi_squared come from the same "
+                         "distribution (1 − 2π + Σπ² ≥ 0)")
+
+
 def optimal_token_baseline_advantage(token_rewards, response_mask, group_ids, log_probs, sum_pi_squared,
                                      *, is_weights=None, handle_zero_tail: bool = False, eps: float = 1e-8):
     r"""Optimal-token-baseline advantages on a padded batch, exactly as implemented by the authors.
@@ -245,10 +362,15 @@ def optimal_token_baseline_advantage(token_rewards, response_mask, group_ids, lo
     code); theory ``baselines.md#otb-implementation``.
     """
     eps = check_real("eps", eps, lo=0.0)
-    if not isinstance(handle_zero_tail, (bool, np.bool_)):
-        raise TypeError(f"handle_zero_tail must be a bool, got {handle_zero_tail!r}")
+    handle_zero_tail = check_bool("handle_zero_tail", handle_zero_tail)
     r, m, lp, spp, isw, inv, order, starts = _validate_batch(
         token_rewards, response_mask, group_ids, log_probs, sum_pi_squared, is_weights)
+    if _needs_scaling(r, m, isw, starts):
+        _check_values_numpy(r, m, lp, spp, isw)
+        _check_returns(r, m)
+        adv, ret = _otb_scaled(r, m, lp, spp, isw, inv, order, starts, handle_zero_tail, eps)
+        _check_finite_result(adv)
+        return adv, ret
     adv = np.empty_like(r)
     ret = np.empty_like(r)
     use_is = isw is not None
@@ -258,6 +380,7 @@ def optimal_token_baseline_advantage(token_rewards, response_mask, group_ids, lo
     if bad_groups.any():
         _check_values_numpy(r, m, lp, spp, isw)  # locates the bad entry and raises
         raise AssertionError("kernel flagged an invalid entry that the NumPy check did not find")  # pragma: no cover
+    _check_finite_result(adv)
     return adv, ret
 
 
@@ -269,9 +392,15 @@ def otb_advantage_numpy(token_rewards, response_mask, group_ids, log_probs, sum_
     fused kernel.
     """
     eps = check_real("eps", eps, lo=0.0)
+    handle_zero_tail = check_bool("handle_zero_tail", handle_zero_tail)
     r, m, lp, spp, isw, inv, order, starts = _validate_batch(
         token_rewards, response_mask, group_ids, log_probs, sum_pi_squared, is_weights)
     _check_values_numpy(r, m, lp, spp, isw)
+    _check_returns(r, m)
+    if _needs_scaling(r, m, isw, starts):
+        adv, ret = _otb_scaled(r, m, lp, spp, isw, inv, order, starts, handle_zero_tail, eps)
+        _check_finite_result(adv)
+        return adv, ret
     ret = _reward_to_go(r, m)
     w = np.where(m == 1, 1.0 - 2.0 * np.exp(np.minimum(lp, 0.0)) + spp, 0.0)
     if isw is not None:
@@ -297,7 +426,9 @@ def otb_advantage_numpy(token_rewards, response_mask, group_ids, log_probs, sum_
             srt = np.sort(ls)
             if np.sum(ls == top) == 1 and top > srt[-2]:
                 B[members[np.argmax(ls)], int(srt[-2]):] = 0.0
-    return (ret - B) * m, ret
+    adv = (ret - B) * m
+    _check_finite_result(adv)
+    return adv, ret
 
 
 def otb_advantage_loop(token_rewards, response_mask, group_ids, log_probs, sum_pi_squared,
@@ -309,43 +440,73 @@ def otb_advantage_loop(token_rewards, response_mask, group_ids, log_probs, sum_p
     per-token loop.  Validation as in :func:`otb_advantage_numpy`.
     """
     eps = check_real("eps", eps, lo=0.0)
+    handle_zero_tail = check_bool("handle_zero_tail", handle_zero_tail)
     r, m, lp, spp, isw, inv, order, starts = _validate_batch(
         token_rewards, response_mask, group_ids, log_probs, sum_pi_squared, is_weights)
     _check_values_numpy(r, m, lp, spp, isw)
+    _check_returns(r, m)
     N, L = r.shape
     rows_r, rows_m, rows_lp, rows_s = r.tolist(), m.tolist(), lp.tolist(), spp.tolist()
     rows_is = isw.tolist() if isw is not None else None
     G = [[0.0] * L for _ in range(N)]
-    W = [[0.0] * L for _ in range(N)]
     for i in range(N):
-        acc = 0.0
-        for t in range(L):  # step 1-2: w_j (times ρ̄_j²), cumulative over unmasked positions
-            if rows_m[i][t] == 1.0:
-                wj = 1.0 - 2.0 * math.exp(rows_lp[i][t]) + rows_s[i][t]
-                if rows_is is not None:
-                    wj *= rows_is[i][t] ** 2
-                acc += wj
-            W[i][t] = acc
         acc = 0.0
         for t in range(L - 1, -1, -1):  # step 3: reward-to-go over unmasked positions
             if rows_m[i][t] == 1.0:
                 acc += rows_r[i][t]
             G[i][t] = acc
+
+    def weights(exact):
+        """Steps 1-2: w_j (times ρ̄_j²), cumulative over unmasked positions; in exact rationals when
+        the floats overflow (huge IS weights)."""
+        one = Fraction(1) if exact else 1.0
+        W = [[0.0] * L for _ in range(N)]
+        for i in range(N):
+            acc = 0 * one
+            for t in range(L):
+                if rows_m[i][t] == 1.0:
+                    p = math.exp(rows_lp[i][t])
+                    wj = one - 2 * (Fraction(p) if exact else p) + (Fraction(rows_s[i][t]) if exact else rows_s[i][t])
+                    if rows_is is not None:
+                        q = Fraction(rows_is[i][t]) if exact else rows_is[i][t]
+                        wj *= q * q
+                    acc += wj
+                W[i][t] = acc
+        return W
+
+    def baseline_at(members, W, t, exact):
+        num = 0 * W[members[0]][t]
+        den = 0 * W[members[0]][t]
+        for i in members:
+            if rows_m[i][t] == 1.0:
+                num += (Fraction(G[i][t]) if exact else G[i][t]) * W[i][t]
+                den += W[i][t]
+        den += Fraction(eps) if exact else eps
+        if not exact and not (math.isfinite(num) and math.isfinite(den)):
+            raise OverflowError("group sums overflow float64")
+        return float(num / den) if den != 0 else 0.0
+
     groups: dict = {}
-    for i, g in enumerate(np.asarray(group_ids).tolist()):
+    for i, g in enumerate(inv.tolist()):
         groups.setdefault(g, []).append(i)
     adv = [[0.0] * L for _ in range(N)]
+    W_float = None
+    W_exact = None
     for members in groups.values():
         baseline = {i: [0.0] * L for i in members}
         if len(members) > 1:
             for t in range(L):  # step 4: self-inclusive weighted mean over responses alive at t
-                num = 0.0
-                den = 0.0
-                for i in members:
-                    if rows_m[i][t] == 1.0:
-                        num += G[i][t] * W[i][t]
-                        den += W[i][t]
-                b = num / (den + eps) if den + eps != 0.0 else 0.0
+                try:
+                    if W_float is None:
+                        W_float = weights(False)
+                    b = baseline_at(members, W_float, t, False)
+                    ok = math.isfinite(b) and all(math.isfinite(W_float[i][t]) for i in members)
+                except OverflowError:
+                    ok = False
+                if not ok:
+                    if W_exact is None:
+                        W_exact = weights(True)
+                    b = baseline_at(members, W_exact, t, True)
                 for i in members:
                     baseline[i][t] = b
             if handle_zero_tail:  # step 5
@@ -359,4 +520,6 @@ def otb_advantage_loop(token_rewards, response_mask, group_ids, log_probs, sum_p
         for i in members:
             for t in range(L):  # step 6
                 adv[i][t] = (G[i][t] - baseline[i][t]) if rows_m[i][t] == 1.0 else 0.0
-    return np.array(adv), np.array(G)  # returns: the masked reverse cumsum at every column
+    out = np.array(adv)
+    _check_finite_result(out)
+    return out, np.array(G)  # returns: the masked reverse cumsum at every column

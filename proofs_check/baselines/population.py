@@ -24,7 +24,10 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from proofs_check.engine.validate import check_choice
+from proofs_check.engine.validate import check_finite_array, check_instance, check_int, check_real
+
+from ._args import choice as _choice
+from ._args import MAX_SEQ, chunk_args, enum_size, int_list
 from proofs_check.policies import LinearSoftmaxPolicy, TabularPolicy, check_reward, sequence_log_probs
 
 __all__ = ["ExactModel", "exact_model", "population_baselines", "population_variances",
@@ -132,6 +135,7 @@ def exact_model(policy, reward, *, max_seq: int = 1 << 16) -> ExactModel:
         kind = "tabular"
     else:
         raise TypeError(f"policy must be a TabularPolicy or LinearSoftmaxPolicy, got {type(policy).__name__}")
+    max_seq = check_int("max_seq", max_seq, lo=1, hi=MAX_SEQ * 16)
     V, T = tab.V, tab.T
     n = V ** T
     if n > max_seq:
@@ -176,7 +180,8 @@ def population_baselines(model: ExactModel, *, weights: str = "proxy") -> dict:
       variance over per-position constants (DERIVED; in the
       tabular case ``E[‖s_k‖² G_k] / E‖s_k‖²``).
     """
-    check_choice("weights", weights, ("proxy", "true"))
+    check_instance("model", model, ExactModel)
+    _choice("weights", weights, ("proxy", "true"))
     P, R, T = model.P, model.R, model.T
     w = model.proxy if weights == "proxy" else model.energy
     W = np.cumsum(w, axis=1)
@@ -195,8 +200,13 @@ def population_baselines(model: ExactModel, *, weights: str = "proxy") -> dict:
 def population_variances(model: ExactModel, baselines: dict | None = None) -> dict:
     """Exact ``E‖ĝ − g‖²`` (trace of the covariance) of ``ĝ = Σ_t s_t (R − b_t)``
     for each per-position constant baseline; all are unbiased, so this is also the MSE."""
+    check_instance("model", model, ExactModel)
     if baselines is None:
         baselines = population_baselines(model)
+    check_instance("baselines", baselines, dict)
+    baselines = {k: np.broadcast_to(check_finite_array(f"baselines[{k!r}]", b), (model.T,))
+                 if np.ndim(b) == 0 or np.shape(b) == (model.T,) else _bad_baseline(k, b, model.T)
+                 for k, b in baselines.items()}
     g = model.mean_gradient(np.repeat(model.R[:, None], model.T, axis=1))
     g2 = model.sq_norm(g)
     out = {}
@@ -205,6 +215,10 @@ def population_variances(model: ExactModel, baselines: dict | None = None) -> di
         second = float(model.P @ np.einsum("nt,ntu,nu->n", a, model.self_gram, a))
         out[name] = second - g2
     return out
+
+
+def _bad_baseline(key, b, T):
+    raise ValueError(f"baselines[{key!r}] must be a scalar or have shape ({T},), got shape {np.shape(b)}")
 
 
 @dataclass(frozen=True)
@@ -243,6 +257,13 @@ def population_variance_trials(rng, n, *, V: int, Ts, reward_prob: float, scale:
     policy (logit scale ``scale``) with a sparse outcome reward ``R(y) ∼ Bernoulli(reward_prob)`` (at
     least one rewarded response) and returns the exact population variance of every kind in
     :data:`POPULATION_KINDS`: ``{kind: (n, len(Ts))}``."""
+    rng, n = chunk_args(rng, n, hi=10_000)
+    V = check_int("V", V, lo=2, hi=64)
+    Ts = int_list("Ts", Ts, lo=1, hi=64)
+    for T in Ts:
+        enum_size(V, T, max_seq=4096)
+    reward_prob = check_real("reward_prob", reward_prob, lo=0.0, hi=1.0)
+    scale = check_real("scale", scale, lo=0.0, hi=1e6)
     out = {kind: np.empty((n, len(Ts))) for kind in POPULATION_KINDS}
     for i in range(n):
         for j, T in enumerate(Ts):

@@ -22,7 +22,10 @@ from __future__ import annotations
 import numpy as np
 
 from proofs_check.logits import logit_gradient_energy, softmax, sum_pi_squared
+from proofs_check.engine.validate import as_generator, check_instance, check_int, check_real
 from proofs_check.policies import LinearSoftmaxPolicy, TabularPolicy
+
+from ._args import MAX_SEQ, chunk_args, enum_size
 
 from .population import exact_model
 
@@ -34,6 +37,8 @@ def extreme_logits(rng, *, max_v: int, max_scale: float):
     """One context: ``V`` log-uniform in [2, max_v], logit scale log-uniform up to ``max_scale``;
     a third of the contexts have one dominant logit, which is the chosen token half the time
     (the ``p_a → 1`` regime where ``1 − p_a`` cancels)."""
+    rng = as_generator(rng, "rng")
+    max_v, max_scale = _extreme_args(max_v, max_scale)
     V = int(np.exp(rng.uniform(np.log(2), np.log(max_v + 1))))
     V = min(max(V, 2), max_v)
     scale = float(np.exp(rng.uniform(np.log(1e-3), np.log(max_scale))))
@@ -51,6 +56,11 @@ def extreme_logits(rng, *, max_v: int, max_scale: float):
     return z, int(rng.integers(V))
 
 
+def _extreme_args(max_v, max_scale):
+    return (check_int("max_v", max_v, lo=2, hi=1_000_000),
+            check_real("max_scale", max_scale, lo=1e-3, hi=1e6))
+
+
 def _sum_of_squares_scale(e: np.ndarray) -> float:
     """First-order rounding sensitivity of ``Σ_k e_k²`` when every ``e_k`` carries an absolute
     error of one unit roundoff: ``Σ_k e_k² + 2 Σ_k |e_k|`` (the tolerance is then a few ε)."""
@@ -61,6 +71,8 @@ def proxy_identity_cases(rng, n, *, max_v: int, max_scale: float):
     """``lhs = Σ_b (δ_ab − p_b)²`` from a stable softmax; ``rhs`` = :func:`logit_gradient_energy`;
     ``scale`` = the rounding sensitivity of the ``V``-term sum (``tol_mode="scale"``), so that a
     cancellation in ``1 − p_a`` (``p_a → 1``) is not hidden by an absolute tolerance."""
+    rng, n = chunk_args(rng, n, hi=10_000)
+    max_v, max_scale = _extreme_args(max_v, max_scale)
     lhs, rhs, scale = np.empty(n), np.empty(n), np.empty(n)
     for i in range(n):
         z, a = extreme_logits(rng, max_v=max_v, max_scale=max_scale)
@@ -77,6 +89,8 @@ def collision_cases(rng, n, *, max_v: int, max_scale: float):
     """``Σ_b p_b²`` two ways: squaring a stable softmax vs :func:`sum_pi_squared` (logsumexp form).
 
     ``scale = Σ_b p_b²`` (the sum of the ``V`` accumulated non-negative terms)."""
+    rng, n = chunk_args(rng, n, hi=10_000)
+    max_v, max_scale = _extreme_args(max_v, max_scale)
     lhs, rhs, scale = np.empty(n), np.empty(n), np.empty(n)
     for i in range(n):
         z, _ = extreme_logits(rng, max_v=max_v, max_scale=max_scale)
@@ -89,7 +103,12 @@ def collision_cases(rng, n, *, max_v: int, max_scale: float):
 
 def dense_tabular_scores(policy):
     """Explicit score vectors of a tabular policy: (n_seq, T, n_params), independent of ExactModel."""
+    check_instance("policy", policy, TabularPolicy)
     V, T = policy.V, policy.T
+    size = V ** T * T * sum(V ** t * V for t in range(T))
+    if size > 1 << 24:
+        raise ValueError(f"policy is too large for dense score vectors: V**T · T · n_params = {size} floats "
+                         f"(limit {1 << 24})")
     n = V ** T
     offsets = np.cumsum([0] + [V ** t * V for t in range(T)])
     S = np.zeros((n, T, offsets[-1]))
@@ -109,6 +128,9 @@ def tabular_exact_cases(rng, n, *, V: int, T: int, scale: float):
     """Tabular: ``‖Σ_{j≤t} s_j‖²`` (explicit score vectors) = ``Σ_{j≤t} (1 − 2p + Σp²)``
     (:func:`exact_model`'s ``proxy``); scale = rounding sensitivity of the sum of squares times
     the ``t`` accumulated positions."""
+    rng, n = chunk_args(rng, n, hi=10_000)
+    V, T = enum_size(V, T, max_seq=256)
+    scale = check_real("scale", scale, lo=0.0, hi=1e6)
     lhs, rhs, sc = [], [], []
     for _ in range(n):
         pol = TabularPolicy.random(V, T, rng, scale=scale)
@@ -123,7 +145,10 @@ def tabular_exact_cases(rng, n, *, V: int, T: int, scale: float):
 
 def proxy_correlation(policy) -> float:
     """Probability-weighted Pearson correlation over (y, t) of the proxy ``Σ_{j≤t} w_j``
-    and the true cumulative energy ``‖Σ_{j≤t} s_j‖²`` of a linear-softmax policy."""
+    and the true cumulative energy ``‖Σ_{j≤t} s_j‖²`` of a linear-softmax policy (0 when either is
+    constant, where the correlation is undefined)."""
+    check_instance("policy", policy, LinearSoftmaxPolicy)
+    enum_size(policy.V, policy.T, max_seq=MAX_SEQ)
     m = exact_model(policy, np.zeros(policy.V ** policy.T))
     Sc = np.cumsum(m.scores, axis=1)
     true = np.sum(Sc * Sc, axis=2)
@@ -132,10 +157,17 @@ def proxy_correlation(policy) -> float:
     x, y = prox.ravel(), true.ravel()
     mx, my = w @ x / w.sum(), w @ y / w.sum()
     cov = w @ ((x - mx) * (y - my))
-    return float(cov / np.sqrt((w @ (x - mx) ** 2) * (w @ (y - my) ** 2)))
+    var = (w @ (x - mx) ** 2) * (w @ (y - my) ** 2)
+    if not var > 0:
+        raise ValueError("policy has a constant proxy or a constant energy: the correlation is undefined")
+    return float(cov / np.sqrt(var))
 
 
 def correlation_samples(rng, n, *, V: int, T: int, d: int, scale: float):
     """Correlations for ``n`` random linear-softmax policies (``θ`` and features random)."""
+    rng, n = chunk_args(rng, n, hi=10_000)
+    V, T = enum_size(V, T, max_seq=4096)
+    d = check_int("d", d, lo=1, hi=256)
+    scale = check_real("scale", scale, lo=0.0, hi=1e6)
     return np.array([proxy_correlation(LinearSoftmaxPolicy.random(V, T, d, rng, scale=scale))
                      for _ in range(n)])

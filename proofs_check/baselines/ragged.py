@@ -16,6 +16,9 @@ import numpy as np
 
 from proofs_check.logits import log_softmax, sum_pi_squared
 
+from proofs_check.engine.validate import as_generator, check_bool, check_int, check_real
+
+from ._args import chunk_args
 from .otb import optimal_token_baseline_advantage, otb_advantage_loop
 
 __all__ = ["ragged_batch", "otb_reference_cases", "otb_equal_weight_cases"]
@@ -23,6 +26,14 @@ __all__ = ["ragged_batch", "otb_reference_cases", "otb_equal_weight_cases"]
 
 def ragged_batch(rng, *, N: int = 16, L: int = 12, V: int = 6, n_groups: int = 5, is_weights: bool = True):
     """A random padded batch: ragged lengths (incl. 0 and ties), groups of one, optional IS weights."""
+    rng = as_generator(rng, "rng")
+    N = check_int("N", N, lo=1, hi=100_000)
+    L = check_int("L", L, lo=1, hi=100_000)
+    V = check_int("V", V, lo=2, hi=100_000)
+    if N * L * V > 1 << 26:
+        raise ValueError(f"N·L·V = {N * L * V} logits exceeds the limit {1 << 26} of one batch")
+    n_groups = check_int("n_groups", n_groups, lo=1, hi=1 << 30)
+    is_weights = check_bool("is_weights", is_weights)
     lens = rng.integers(0, L + 1, N)
     if rng.random() < 0.5:  # a tie for the longest
         lens[:2] = L
@@ -45,6 +56,10 @@ def otb_reference_cases(rng, n, *, N: int, L: int, V: int):
     ``≲ L ε max|r|``) and ``B_t`` is a ratio of sums of up to ``L`` weights (relative error
     ``≲ L ε``) times ``|G| ≤ L max|r|``.
     """
+    rng, n = chunk_args(rng, n, hi=1000)
+    N = check_int("N", N, lo=2, hi=64)
+    L = check_int("L", L, lo=1, hi=64)
+    V = check_int("V", V, lo=2, hi=64)
     lhs, rhs, sc = [], [], []
     for _ in range(n):
         r, m, g, lp, spp, isw = ragged_batch(rng, N=N, L=L, V=V)
@@ -65,6 +80,8 @@ def otb_equal_weight_cases(rng, n, *, eps: float):
 
     Scale per group: ``N L · max|r|`` (``G`` sums up to ``L`` rewards, ``B`` averages ``N`` of them).
     """
+    rng, n = chunk_args(rng, n, hi=10_000)
+    eps = check_real("eps", eps, lo=0.0, hi=1.0)
     lhs, rhs, sc = [], [], []
     for _ in range(n):
         N, L = int(rng.integers(2, 8)), int(rng.integers(1, 10))

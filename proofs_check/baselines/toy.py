@@ -35,7 +35,9 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from proofs_check.engine.validate import as_generator, check_choice, check_int, check_real
+from ._args import choice as _choice
+from proofs_check.engine.validate import (as_generator, check_finite_array, check_instance, check_int,
+                                          check_real)
 
 from .group import global_bstar_advantage, group_mean_advantage, rloo_advantage
 from .otb import optimal_token_baseline_advantage
@@ -96,9 +98,27 @@ def _softmax_rows(theta):
     return e / e.sum(axis=-1, keepdims=True)
 
 
+def _theta(theta, task):
+    """``θ`` of ``task``: a finite ``(n_states, V)`` array."""
+    check_instance("task", task, CountTask)
+    th = check_finite_array("theta", theta, ndim=2)
+    if th.shape != (task.n_states, task.V):
+        raise ValueError(f"theta must have shape (n_states, V) = {(task.n_states, task.V)}, got {th.shape}")
+    return th
+
+
+def _batch_dict(batch):
+    check_instance("batch", batch, dict)
+    need = ("tokens", "states", "log_probs", "sum_pi_squared", "probs", "reward")
+    missing = [k for k in need if k not in batch]
+    if missing:
+        raise ValueError(f"batch must be a dict from sample_batch; missing {missing}")
+    return batch
+
+
 def exact_return(theta, task: CountTask) -> float:
     """``J(θ) = (1/n_prompts) Σ_k P_θ(#{y_t = k} ≥ threshold | prompt k)`` exactly (DP)."""
-    theta = np.asarray(theta, dtype=float)
+    theta = _theta(theta, task)
     V, T = task.V, task.T
     P = _softmax_rows(theta)
     total = 0.0
@@ -136,9 +156,13 @@ def sample_batch(theta, task: CountTask, prompts, rng):
     (n, T, V) and the terminal ``reward`` (n,).
     """
     g = as_generator(rng)
-    prompts = np.asarray(prompts, dtype=np.int64)
+    theta = _theta(theta, task)
+    pr = check_finite_array("prompts", prompts, ndim=1)
+    if pr.size > 1 << 20 or np.any(pr != np.round(pr)) or np.any(pr < 0) or np.any(pr >= task.n_prompts):
+        raise ValueError(f"prompts must be at most {1 << 20} integers in [0, {task.n_prompts - 1}]")
+    prompts = pr.astype(np.int64)
     n, V, T = prompts.size, task.V, task.T
-    P = _softmax_rows(np.asarray(theta, dtype=float))
+    P = _softmax_rows(theta)
     tokens = np.empty((n, T), dtype=np.int64)
     states = np.empty((n, T), dtype=np.int64)
     prev = np.full(n, V, dtype=np.int64)
@@ -168,7 +192,8 @@ def sample_batch(theta, task: CountTask, prompts, rng):
 
 def advantages(kind: str, batch: dict, group_ids) -> np.ndarray:
     """Per-token advantages ``(n, T)`` for a sampled batch under baseline ``kind``."""
-    check_choice("kind", kind, TOY_KINDS)
+    _choice("kind", kind, TOY_KINDS)
+    batch = _batch_dict(batch)
     n, T = batch["tokens"].shape
     mask = batch.get("mask", np.ones((n, T)))
     lengths = mask.sum(axis=1).astype(np.int64)
@@ -187,7 +212,12 @@ def advantages(kind: str, batch: dict, group_ids) -> np.ndarray:
 
 def policy_gradient(batch: dict, A: np.ndarray, n_states: int) -> np.ndarray:
     """``(1/n) Σ_i Σ_t A^i_t (e_{y_t} − π(·|s_t))`` accumulated into the rows of θ."""
+    batch = _batch_dict(batch)
     n, T, V = batch["probs"].shape
+    A = check_finite_array("A", A, ndim=2)
+    if A.shape != (n, T):
+        raise ValueError(f"A must have the batch's shape {(n, T)}, got {A.shape}")
+    n_states = check_int("n_states", n_states, lo=int(np.max(batch["states"])) + 1, hi=1 << 20)
     score = -batch["probs"] * A[:, :, None]
     score[np.arange(n)[:, None], np.arange(T)[None, :], batch["tokens"]] += A
     grad = np.zeros((n_states, V))
@@ -216,6 +246,8 @@ class TrainResult:
 
 
 def _group_plan(batch_size, N):
+    batch_size = check_int("batch", batch_size, lo=1, hi=1 << 20)
+    N = check_int("N", N, lo=1, hi=batch_size)
     if batch_size % N:
         raise ValueError(f"batch={batch_size} must be a multiple of the group size N={N}")
     return batch_size // N
@@ -223,21 +255,24 @@ def _group_plan(batch_size, N):
 
 def checkpoints(steps: int, eval_every: int) -> np.ndarray:
     """The steps at which :func:`train` evaluates ``J``: 0, every ``eval_every``-th step, and the last."""
+    steps = check_int("steps", steps, lo=1, hi=1_000_000)
+    eval_every = check_int("eval_every", eval_every, lo=1)
     return np.array([0] + [s for s in range(1, steps + 1) if s % eval_every == 0 or s == steps])
 
 
 def train(task: CountTask, kind: str, N: int, *, steps: int, batch: int = 32, lr: float = 0.5,
           seed: int = 0, eval_every: int = 10, theta0=None) -> TrainResult:
     """REINFORCE with baseline ``kind`` and group size ``N`` for ``steps`` updates of ``batch`` responses."""
-    check_choice("kind", kind, TOY_KINDS)
+    check_instance("task", task, CountTask)
+    _choice("kind", kind, TOY_KINDS)
     N = check_int("N", N, lo=1)
-    steps = check_int("steps", steps, lo=1)
+    steps = check_int("steps", steps, lo=1, hi=1_000_000)
     batch = check_int("batch", batch, lo=1)
     lr = check_real("lr", lr, lo=0.0, lo_open=True)
     eval_every = check_int("eval_every", eval_every, lo=1)
     n_groups = _group_plan(batch, N)
     rng = np.random.default_rng(np.random.SeedSequence(check_int("seed", seed, lo=0)))
-    theta = task.initial_theta() if theta0 is None else np.array(theta0, dtype=float)
+    theta = task.initial_theta() if theta0 is None else _theta(theta0, task).copy()
     group_ids = np.repeat(np.arange(n_groups), N)
     rets, norms = [exact_return(theta, task)], []
     for step in range(1, steps + 1):
@@ -257,6 +292,10 @@ def batch_gradients(theta, task: CountTask, kinds, N: int, *, batch: int, rng) -
     """One step's estimator ``ĝ`` (flat) at ``θ`` under each baseline of ``kinds``, all from one batch:
     ``batch / N`` prompts drawn uniformly, ``N`` responses each (common random numbers across kinds)."""
     g = as_generator(rng)
+    theta = _theta(theta, task)
+    if isinstance(kinds, str) or not hasattr(kinds, "__iter__"):
+        raise TypeError(f"kinds must be a sequence of baseline names, got {kinds!r:.60}")
+    kinds = [_choice("kinds", k, TOY_KINDS) for k in kinds]
     n_groups = _group_plan(batch, N)
     prompts = np.repeat(g.integers(0, task.n_prompts, n_groups), N)
     b = sample_batch(theta, task, prompts, g)
@@ -270,8 +309,8 @@ def gradient_variance_estimate(G) -> tuple:
     ``Σ_j ‖ĝ_j − ḡ‖²/(reps − 1)`` (unbiased); the standard error is from the
     spread of ``‖ĝ_j − ḡ‖² · reps/(reps − 1)``.
     """
-    G = np.asarray(G, dtype=float)
-    reps = check_int("reps", G.shape[0], lo=2)
+    G = check_finite_array("G", G, ndim=2)
+    reps = check_int("G.shape[0] (reps)", G.shape[0], lo=2)
     d = np.sum((G - G.mean(axis=0)) ** 2, axis=1) * reps / (reps - 1)
     return float(d.mean()), float(d.std(ddof=1) / np.sqrt(reps))
 
@@ -280,7 +319,8 @@ def gradient_variance(theta, task: CountTask, kind: str, N: int, *, batch: int =
                       rng=0) -> tuple:
     """:func:`gradient_variance_estimate` over ``reps`` independent batches (:func:`batch_gradients`) at ``θ``."""
     g = as_generator(rng)
-    reps = check_int("reps", reps, lo=2)
+    _choice("kind", kind, TOY_KINDS)
+    reps = check_int("reps", reps, lo=2, hi=100_000)
     _group_plan(batch, N)
     return gradient_variance_estimate([batch_gradients(theta, task, (kind,), N, batch=batch, rng=g)[kind]
                                        for _ in range(reps)])

@@ -26,7 +26,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ..policies import DEFAULT_MAX_BYTES, TabularPolicy, divergence_summary
-from ..engine.validate import check_choice, check_finite_array, check_int, check_real
+from ..engine.validate import check_choice, check_finite_array, check_int, check_real, shown
+from ..policies.tabular import check_option
 
 __all__ = ["BOUND_KEYS", "trm_bounds", "trm_bounds_from_policies", "pm_kl_closed_form", "RemainderCheck",
            "remainder_vs_bounds"]
@@ -39,14 +40,77 @@ def _m(u):
     return np.minimum(1.0, u)
 
 
+#: Largest horizon :func:`trm_bounds` accepts: every ``t ≤ 2**53`` is exact in
+#: float64, and the sums below are evaluated in closed form (O(1) time and memory).
+MAX_T = 2 ** 53
+
+#: ``ζ(−1/2)``, the constant of the Euler–Maclaurin expansion of ``Σ_{k≤n} √k``.
+_ZETA_MINUS_HALF = -0.20788622497735456601
+
+
+def _sum_sqrt(n: int) -> float:
+    """``Σ_{k=1}^{n} √k`` (0 for ``n ≤ 0``): a direct sum up to 4096, beyond it the
+    Euler–Maclaurin expansion ``(2/3)n^{3/2} + n^{1/2}/2 + ζ(−1/2) + n^{−1/2}/24 − n^{−5/2}/1920``
+    (the next term is below ``n^{−9/2} ≤ 1e−16``, so the result is exact to rounding)."""
+    if n <= 0:
+        return 0.0
+    if n <= 4096:
+        return math.fsum(math.sqrt(k) for k in range(1, n + 1))
+    x = float(n)
+    r = math.sqrt(x)
+    return math.fsum((2.0 / 3.0 * x * r, 0.5 * r, _ZETA_MINUS_HALF, 1.0 / (24.0 * r), -1.0 / (1920.0 * x * x * r)))
+
+
+def _first_at_least_one(c: float, T: int, f) -> int:
+    """The smallest ``k ≥ 0`` with ``f(k) = min(1, ·)`` saturated, i.e. ``f(k) ≥ 1``, capped at ``T``
+    (``f`` increasing in ``k``; ``c`` the float estimate of the crossing)."""
+    if not math.isfinite(c) or c >= T:
+        k = T
+    else:
+        k = max(0, math.ceil(c))
+    while k > 0 and f(k - 1) >= 1.0:
+        k -= 1
+    while k < T and f(k) < 1.0:
+        k += 1
+    return k
+
+
+def _sum_min1_sqrt(T: int, delta: float) -> float:
+    """``Σ_{k=0}^{T−1} min(1, sqrt(kδ/2))`` in closed form: the ``K`` unsaturated terms
+    ``sqrt(δ/2) Σ_{k<K} √k`` plus ``T − K`` ones."""
+    if delta == 0.0:
+        return 0.0
+    c = math.sqrt(delta / 2.0)
+    K = _first_at_least_one(2.0 / delta if delta > 0 else math.inf, T, lambda k: math.sqrt(k * delta / 2.0))
+    return c * _sum_sqrt(K - 1) + float(T - K)
+
+
+def _sum_min1_linear(T: int, eps: float) -> float:
+    """``Σ_{k=0}^{T−1} min(1, kε)`` in closed form: ``ε K(K−1)/2`` (arithmetic sum, exact
+    integer) plus ``T − K`` ones."""
+    if eps == 0.0:
+        return 0.0
+    K = _first_at_least_one(1.0 / eps, T, lambda k: k * eps)
+    return eps * float(K * (K - 1) // 2) + float(T - K)
+
+
+def _check_T(T) -> int:
+    T = check_int("T", T, lo=1)
+    if T > MAX_T:
+        raise ValueError(f"T must be at most 2**53 = {MAX_T} (the largest horizon whose every t is exact in "
+                         f"float64), got {shown(T)}")
+    return T
+
+
 def trm_bounds(T: int, delta: float, *, eps: float | None = None, d_kl_seq: float | None = None,
                d_tv_seq: float | None = None, dbar=None) -> dict:
     r"""Every bound of spec §5 on ``|Error|`` for ``R ∈ [0, 1]``.
 
     Parameters
     ----------
-    T : int ≥ 1
-        Horizon.
+    T : int in [1, 2**53]
+        Horizon.  The sums over ``t`` are evaluated in closed form (O(1) time and
+        memory); ``dbar`` (length ``T``) is the only input whose size grows with ``T``.
     delta : float ≥ 0
         ``δ = max_{t,c} KL(μ(·|c) ‖ π(·|c))``.
     eps : float in [0, 1], optional
@@ -64,7 +128,7 @@ def trm_bounds(T: int, delta: float, *, eps: float | None = None, d_kl_seq: floa
     dict with keys ``classical, pm_kl, pm_tv, [mix_kl], [mix_tv], coupling,
     [adaptive], unified`` — ``unified`` the minimum of the bounds present.
     """
-    T = check_int("T", T, lo=1)
+    T = _check_T(T)
     delta = check_real("delta", delta, lo=0.0)
     if eps is None:
         eps = math.sqrt(delta / 2.0)
@@ -76,10 +140,11 @@ def trm_bounds(T: int, delta: float, *, eps: float | None = None, d_kl_seq: floa
         d_tv_seq = check_real("d_tv_seq", d_tv_seq, lo=0.0, hi=1.0)
     elif d_kl_seq is not None:
         d_tv_seq = math.sqrt(d_kl_seq / 2.0)
-    t = np.arange(1, T + 1, dtype=float)
-    sq = _m(np.sqrt((t - 1.0) * delta / 2.0)).sum()
+    # Σ_t m(sqrt((t−1)δ/2)) and Σ_t m((t−1)ε) in closed form: O(1) time and memory for any T ≤ MAX_T
+    # (materialising t = 1..T took 7 TiB at T = 1e12, and arange wrapped to an empty sum at T = 2**63).
+    sq = _sum_min1_sqrt(T, delta)
     out = {
-        "classical": 2.0 * T * (T - 1) * eps ** 2,
+        "classical": 2.0 * float(T * (T - 1)) * eps ** 2,
         "pm_kl": 4.0 * float(_m(math.sqrt(delta / 2.0))) * float(sq),
         "pm_tv": 4.0 * float(_m(eps)) * float(sq),
     }
@@ -87,14 +152,14 @@ def trm_bounds(T: int, delta: float, *, eps: float | None = None, d_kl_seq: floa
         out["mix_kl"] = 4.0 * T * float(_m(math.sqrt(delta / 2.0))) * float(_m(math.sqrt(d_kl_seq / 2.0)))
     if d_tv_seq is not None:
         out["mix_tv"] = 4.0 * T * float(_m(eps)) * float(_m(d_tv_seq))
-    out["coupling"] = 4.0 * float(_m(eps)) * float(_m((t - 1.0) * eps).sum())
+    out["coupling"] = 4.0 * float(_m(eps)) * _sum_min1_linear(T, eps)
     if dbar is not None:
         db = check_finite_array("dbar", dbar, ndim=1)
         if db.shape != (T,):
             raise ValueError(f"dbar must have shape (T,) = ({T},), got {db.shape}")
         if db.min() < 0 or db.max() > 1:
             raise ValueError(f"dbar entries must lie in [0, 1], got [{db.min():.6g}, {db.max():.6g}]")
-        k = T - t
+        k = T - np.arange(1, T + 1, dtype=float)
         w = np.minimum(1.0, np.minimum(k * eps, np.sqrt(k * delta / 2.0)))
         out["adaptive"] = 4.0 * float(db @ w)
     out["unified"] = float(min(out.values()))
@@ -104,7 +169,7 @@ def trm_bounds(T: int, delta: float, *, eps: float | None = None, d_kl_seq: floa
 def pm_kl_closed_form(T: int, delta: float) -> float:
     """``(4/3) T^{3/2} δ`` — an upper bound on ``pm_kl`` when the caps are inactive
     (from ``Σ_{k<T} √k ≤ (2/3) T^{3/2}``); not an equality (spec §5)."""
-    T = check_int("T", T, lo=1)
+    T = _check_T(T)
     delta = check_real("delta", delta, lo=0.0)
     return 4.0 / 3.0 * T ** 1.5 * delta
 
@@ -119,7 +184,7 @@ def trm_bounds_from_policies(mu: TabularPolicy, pi: TabularPolicy, *, mode: str 
     ``D̄_t`` — as in spec §5 ("KL-only" vs "KL+TV").  ``D̄_t`` is measured
     in both modes (``adaptive`` is data-dependent by nature).
     """
-    check_choice("mode", mode, ("kl+tv", "kl_only"))
+    check_option("mode", mode, ("kl+tv", "kl_only"))
     s = divergence_summary(mu, pi, max_bytes=max_bytes)
     dbar = np.clip(np.asarray(s.dbar), 0.0, 1.0)
     if mode == "kl+tv":

@@ -17,13 +17,46 @@ checks that the two implementations agree on random inputs.
 from __future__ import annotations
 
 import itertools
+import math
+import numbers
 
 import mpmath as mp
 
+from ..engine.validate import check_finite_array, check_int, check_real, shown
 from .pairs import n_logits
 from .tilt import compositions
 
 __all__ = ["trm_bounds_mp", "tabular_worst_case_mp", "iid_tilt_worst_case_mp"]
+
+#: Largest horizon of :func:`trm_bounds_mp` (its sums are explicit mpmath loops, ~10 µs a term).
+MAX_T_MP = 100_000
+#: Largest number of sequences ``V**T`` :func:`tabular_worst_case_mp` enumerates (a Python loop
+#: in mpmath: about 1 s per 1 000 sequences at T = 10).
+MAX_SEQUENCES_MP = 20_000
+#: Largest number of count vectors ``C(T+V−1, V−1)`` :func:`iid_tilt_worst_case_mp` sums over.
+MAX_COMPOSITIONS_MP = 50_000
+
+
+def _mp_real(name, value, lo=None, hi=None):
+    """A finite real (``int``, ``float``, NumPy real or ``mpf``) in ``[lo, hi]`` as an ``mpf``."""
+    if isinstance(value, mp.mpf):
+        if not mp.isfinite(value):
+            raise ValueError(f"{name} must be finite, got {value}")
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            raise ValueError(f"{name} must lie in [{lo}, {hi}], got {value}")
+        return value
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            raise ValueError(f"{name} must lie in [{lo}, {hi}], got {shown(value)}")
+        return mp.mpf(int(value))
+    return mp.mpf(check_real(name, value, lo=lo, hi=hi))
+
+
+def _theta(theta, need: int) -> list:
+    x = check_finite_array("theta", theta, ndim=1)
+    if x.size < need:
+        raise ValueError(f"theta must have at least {need} entries (the logits of mu then pi), got {x.size}")
+    return x
 
 
 def trm_bounds_mp(T, delta, eps, d_kl_seq, d_tv_seq, dbar):
@@ -32,8 +65,16 @@ def trm_bounds_mp(T, delta, eps, d_kl_seq, d_tv_seq, dbar):
     Every argument is required (``dbar`` a sequence of ``T`` numbers); returns every key of
     :data:`~proofs_check.mismatch.bounds.BOUND_KEYS` as an ``mpf``.
     """
-    delta, eps, d_kl_seq, d_tv_seq = (mp.mpf(x) for x in (delta, eps, d_kl_seq, d_tv_seq))
-    dbar = [mp.mpf(x) for x in dbar]
+    T = check_int("T", T, lo=1, hi=MAX_T_MP)
+    delta = _mp_real("delta", delta, lo=0)
+    eps = _mp_real("eps", eps, lo=0, hi=1)
+    d_kl_seq = _mp_real("d_kl_seq", d_kl_seq, lo=0)
+    d_tv_seq = _mp_real("d_tv_seq", d_tv_seq, lo=0, hi=1)
+    if isinstance(dbar, (str, bytes)) or not hasattr(dbar, "__len__"):
+        raise TypeError(f"dbar must be a sequence of T = {T} numbers in [0, 1], got {shown(dbar)}")
+    if len(dbar) != T:
+        raise ValueError(f"dbar must hold T = {T} numbers, got {len(dbar)}")
+    dbar = [_mp_real(f"dbar[{i}]", x, lo=0, hi=1) for i, x in enumerate(dbar)]
 
     def m(u):
         return mp.mpf(1) if u > 1 else u
@@ -59,7 +100,13 @@ def tabular_worst_case_mp(theta, V, T):
     loop (the float code is vectorised by depth), worst case ``max(Σ c_+, Σ c_−)``, the divergences
     ``ε, δ, D_KL^seq, D_TV^seq, D̄_t``.
     """
+    V = check_int("V", V, lo=2, hi=MAX_SEQUENCES_MP)
+    T = check_int("T", T, lo=1, hi=MAX_T_MP)
+    if T * math.log(V) > math.log(MAX_SEQUENCES_MP):
+        raise ValueError(f"V**T = {V}**{T} sequences exceed the {MAX_SEQUENCES_MP} this mpmath loop enumerates "
+                         f"(use worst_case_reward, the float implementation)")
     n = n_logits(V, T)
+    theta = _theta(theta, 2 * n)
 
     def tables(x):
         out, k = [], 0
@@ -101,7 +148,9 @@ def tabular_worst_case_mp(theta, V, T):
             kl = mp.fsum(a * (la - lb) for a, la, lb in zip(pm_r, lm[t][r], lp[t][r]))
             eps, delta = max(eps, tv), max(delta, kl)
             dbar[t] += w * tv
-    return max(c_pos, c_neg), trm_bounds_mp(T, delta, eps, d_kl, min(d_tv, mp.mpf(1)), dbar)
+    one, zero = mp.mpf(1), mp.mpf(0)      # rounding at the last digit must not trip the range checks
+    return max(c_pos, c_neg), trm_bounds_mp(T, max(delta, zero), min(eps, one), max(d_kl, zero), min(d_tv, one),
+                                            [min(max(x, zero), one) for x in dbar])
 
 
 def iid_tilt_worst_case_mp(theta, V, T):
@@ -110,6 +159,12 @@ def iid_tilt_worst_case_mp(theta, V, T):
     Sums over count vectors with exact factorials (the float code works in log space with
     ``gammaln``); returns ``(max_R |Error|, trm_bounds_mp(...))``.
     """
+    V = check_int("V", V, lo=2, hi=MAX_COMPOSITIONS_MP)
+    T = check_int("T", T, lo=1, hi=MAX_T_MP)
+    if math.comb(T + V - 1, V - 1) > MAX_COMPOSITIONS_MP:
+        raise ValueError(f"the C(T+V−1, V−1) = {math.comb(T + V - 1, V - 1)} count vectors for T={T}, V={V} "
+                         f"exceed the {MAX_COMPOSITIONS_MP} this mpmath sum handles (use iid_tilt_worst_case)")
+    theta = _theta(theta, 2 * V)
     a = [mp.mpf(float(v)) for v in theta[:V]]
     b = [mp.mpf(float(v)) for v in theta[V:2 * V]]
     la = mp.log(mp.fsum(mp.exp(v) for v in a))
@@ -128,4 +183,5 @@ def iid_tilt_worst_case_mp(theta, V, T):
         tv_seq += abs(Pp - Pm) / 2
     delta = mp.fsum(mi * mp.log(mi / pi) for mi, pi in zip(m, p))
     eps = mp.fsum(abs(pi - mi) for mi, pi in zip(m, p)) / 2
+    delta, eps = max(delta, mp.mpf(0)), min(eps, mp.mpf(1))
     return max(cp, cn), trm_bounds_mp(T, delta, eps, T * delta, min(tv_seq, mp.mpf(1)), [eps] * T)

@@ -21,13 +21,14 @@ boolean ``(N,)`` array, ``True`` = **accepted** (kept).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
 from ..policies import (DEFAULT_MAX_BYTES, TabularPolicy, check_enumerable, check_pair, per_context_kl,
                         sequence_log_probs, token_log_ratio_tables)
-from ..engine.validate import check_finite_array, check_real
+from ..engine.validate import check_finite_array, check_int, check_real
 
 __all__ = ["check_padded", "trm_max_mask", "trm_avg_mask", "k2_max_mask", "k3_mean_mask",
            "length_neutral_weights", "length_neutral_mask", "sequence_mis_mask", "geometric_mask",
@@ -98,8 +99,13 @@ def k3_mean_mask(logp_pi, logp_mu, response_mask, delta_avg: float) -> np.ndarra
     return k3.sum(axis=1) / _lengths(m) <= delta_avg
 
 
+#: Largest response length of :func:`length_neutral_weights` (2**27 floats = 1 GiB).
+MAX_POSITIONS = 2 ** 27
+
+
 def length_neutral_weights(T: int, *, eps: float, delta: float) -> np.ndarray:
-    """``w_t = min(1, (T−t)ε, sqrt((T−t)δ/2))`` for ``t = 1..T``."""
+    """``w_t = min(1, (T−t)ε, sqrt((T−t)δ/2))`` for ``t = 1..T`` (``T ≤ 2**27``: one float per position)."""
+    T = check_int("T", T, lo=1, hi=MAX_POSITIONS)
     eps = check_real("eps", eps, lo=0.0)
     delta = check_real("delta", delta, lo=0.0)
     k = T - np.arange(1, T + 1, dtype=float)
@@ -231,6 +237,11 @@ def proxy_acceptance(mu: TabularPolicy, pi: TabularPolicy, delta: float, *, delt
 def trm_acceptance(p: float, T: int) -> float:
     """``(1 − p)^T``: TRM-Max acceptance when each position violates independently w.p. ``p``."""
     p = check_real("p", p, lo=0.0, hi=1.0)
-    from ..engine.validate import check_int
     T = check_int("T", T, lo=1)
-    return float(np.exp(T * np.log1p(-p))) if p < 1 else 0.0
+    if p >= 1:
+        return 0.0
+    if p == 0:
+        return 1.0
+    # exp(T log1p(−p)) with T of any size (an int beyond float range must not overflow)
+    log_rate = math.log(T) + math.log(-math.log1p(-p))       # log(T · (−log(1 − p)))
+    return 0.0 if log_rate > 709.0 else math.exp(-math.exp(log_rate))

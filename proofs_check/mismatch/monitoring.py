@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..engine.validate import check_choice, check_real
+from ..engine.validate import check_choice, check_real, shown
 from .masks import _lengths, check_padded
 
 __all__ = ["MonitoringStats", "monitoring_statistics", "verl_statistics", "RS_OPTIONS",
@@ -98,6 +98,13 @@ def verl_statistics(old_log_prob, rollout_log_prob, response_mask, *, clamp: flo
     return out
 
 
+def _check_name(name, value, allowed):
+    """``check_choice`` for string options (an array would make ``in`` ambiguous)."""
+    if not isinstance(value, str):
+        raise ValueError(f"{name} must be one of {sorted(allowed)}, got {shown(value)}")
+    return check_choice(name, value, allowed)
+
+
 def parse_k1_threshold(threshold) -> tuple:
     """``"lower_upper"`` string, a ``(lower, upper)`` pair, or one value ``u`` (→ ``(1/u, u)``).
 
@@ -106,16 +113,19 @@ def parse_k1_threshold(threshold) -> tuple:
     """
     if isinstance(threshold, str):
         parts = threshold.split("_")
-        if len(parts) == 1:
-            vals = (float(parts[0]),)
-        elif len(parts) == 2:
-            vals = (float(parts[0]), float(parts[1]))
-        else:
+        if len(parts) not in (1, 2):
             raise ValueError(f"k1 threshold string must be 'lower_upper' or 'upper', got {threshold!r}")
+        try:
+            vals = tuple(float(v) for v in parts)
+        except ValueError:
+            raise ValueError(f"threshold string must hold numbers as 'lower_upper' or 'upper', "
+                             f"got {shown(threshold)}") from None
     elif isinstance(threshold, (tuple, list)):
-        vals = tuple(float(v) for v in threshold)
+        if len(threshold) not in (1, 2):
+            raise ValueError(f"threshold must be a (lower, upper) pair, got {shown(threshold)}")
+        vals = tuple(threshold)
     else:
-        vals = (float(threshold),)
+        vals = (threshold,)
     if len(vals) == 1:
         u = check_real("threshold", vals[0], lo=0.0, lo_open=True)
         lo, hi = (1.0 / u, u) if u >= 1 else (u, 1.0 / u)
@@ -145,7 +155,7 @@ def verl_rejection_mask(old_log_prob, rollout_log_prob, response_mask, criteria:
     keep_tok = m.copy()
     keep_seq = np.ones(m.shape[0], dtype=bool)
     for opt, thr in criteria.items():
-        check_choice("criteria option", opt, RS_OPTIONS)
+        _check_name("criteria option", opt, RS_OPTIONS)
         v = stats[opt]
         if opt.endswith("k1"):
             lo, hi = parse_k1_threshold(thr)
@@ -174,8 +184,8 @@ def verl_is_weights(old_log_prob, rollout_log_prob, response_mask, *, level: str
     ``[lower, upper]`` and 0 outside (``lower`` defaults to ``1/upper``).
     Padding gets weight 0.
     """
-    check_choice("level", level, ("token", "sequence"))
-    check_choice("mode", mode, ("truncate", "lo_hi"))
+    _check_name("level", level, ("token", "sequence"))
+    _check_name("mode", mode, ("truncate", "lo_hi"))
     upper = check_real("upper", upper, lo=0.0, lo_open=True)
     lower = 1.0 / upper if lower is None else check_real("lower", lower, lo=0.0)
     if lower > upper:

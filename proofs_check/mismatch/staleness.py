@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from proofs_check.policies.tabular import check_option
 from proofs_check.policies import TabularPolicy, check_reward, sample_responses, sequence_kl, sequence_log_probs
 from proofs_check.engine.validate import check_instance, as_generator, check_choice, check_finite_array, check_int, check_real
 
@@ -134,7 +135,7 @@ def run_sgd(theta0, reward, V: int, T: int, *, eta: float, steps: int, B: int = 
     eta = check_real("eta", eta, lo=0.0, lo_open=True)
     steps = check_int("steps", steps, lo=1)
     B = check_int("B", B, lo=1)
-    check_choice("mode", mode, ("sampled", "exact"))
+    check_option("mode", mode, ("sampled", "exact"))
     g = as_generator(rng)
     theta = check_finite_array("theta0", theta0, ndim=1).copy()
     err = np.zeros_like(theta) if logit_error is None else check_finite_array("logit_error", logit_error, ndim=1)

@@ -35,6 +35,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from ..engine.validate import check_choice, check_finite_array, check_int, check_real
+from ..policies.tabular import check_option
 from .bounds import trm_bounds
 
 __all__ = ["TiltResult", "iid_tilt_worst_case", "count_state_tilt", "STATE_TILT_RULES",
@@ -152,7 +153,7 @@ def count_state_tilt(m: float, eps0: float, T: int, *, rule: str = "majority") -
     m = check_real("m", m, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     T = check_int("T", T, lo=1)
     eps0 = check_real("eps0", eps0, lo=0.0, hi=min(m, 1 - m), hi_open=True)
-    check_choice("rule", rule, STATE_TILT_RULES)
+    check_option("rule", rule, STATE_TILT_RULES)
     A = np.zeros(T + 1); A[0] = 1.0        # P^μ(K_t = k)
     Bm = np.zeros(T + 1)                   # E_μ[Σ_{s≤t}(ρ_s − 1); K_t = k]
     Pp = np.zeros(T + 1); Pp[0] = 1.0      # P^π(K_t = k)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from proofs_check.engine.validate import check_instance
+from proofs_check.engine.validate import check_finite_array, check_instance
 
 from .sequences import context_distributions, sequence_log_probs, sequence_probs
 from .tabular import DEFAULT_MAX_BYTES, TabularPolicy, check_enumerable, check_pair
@@ -29,14 +29,21 @@ def kl_terms(log_p: np.ndarray, log_q: np.ndarray) -> np.ndarray:
     ``KL(p ‖ q)``; each term is ``≥ 0`` and accurate for small ``Δ`` (no
     cancellation), falling back to ``q − p − pΔ`` where ``|Δ| ≥ 1``.
     """
+    lp = check_finite_array("log_p", log_p)
+    lq = check_finite_array("log_q", log_q)
+    if lp.shape != lq.shape:
+        raise ValueError(f"log_p and log_q must have the same shape, got {lp.shape} and {lq.shape}")
+    if lp.size and (lp.max() > 0 or lq.max() > 0):
+        raise ValueError("log_p and log_q must be log-probabilities (≤ 0)")
+    log_p, log_q = np.atleast_1d(lp), np.atleast_1d(lq)
     d = log_q - log_p
     p = np.exp(log_p)
     big = np.abs(d) >= 1.0
     if not big.any():
-        return p * (np.expm1(d) - d)
+        return (p * (np.expm1(d) - d)).reshape(lp.shape)
     out = p * (np.expm1(np.where(big, 0.0, d)) - np.where(big, 0.0, d))
     out[big] = np.exp(log_q[big]) - p[big] - p[big] * d[big]
-    return out
+    return out.reshape(lp.shape)
 
 
 def per_context_tv(mu: TabularPolicy, pi: TabularPolicy) -> list:

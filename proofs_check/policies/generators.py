@@ -15,7 +15,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ..engine.validate import check_instance, as_generator, check_choice, check_int, check_real
-from .tabular import DEFAULT_MAX_BYTES, TabularPolicy, _check_prob_vector, _log_softmax
+from .tabular import DEFAULT_MAX_BYTES, TabularPolicy, _check_prob_vector, _log_softmax, check_option
 
 __all__ = ["GENERATORS", "uniform_mismatch", "sparse_mismatch", "low_probability_mismatch", "iid_tilt_pair",
            "random_pair"]
@@ -77,6 +77,7 @@ def low_probability_mismatch(mu: TabularPolicy, rng, *, tau: float = 0.1, sigma:
     ``shift > 0`` makes ``π ≪ μ`` on the rare tokens, where the blog finds the
     real mismatch.  Returns ``(mu, pi)``.
     """
+    check_instance('mu', mu, TabularPolicy)
     tau = check_real("tau", tau, lo=0.0, hi=1.0, lo_open=True)
     sigma = check_real("sigma", sigma, lo=0.0)
     shift = check_real("shift", shift)
@@ -111,7 +112,7 @@ def random_pair(generator: str, V: int, T: int, rng, *, scale: float = 1.0, **kw
     the logit-noise scale between the token distributions, and
     ``alpha`` the Dirichlet concentration of ``μ``'s token distribution).
     """
-    check_choice("generator", generator, GENERATORS)
+    check_option("generator", generator, GENERATORS)
     g = as_generator(rng)
     if generator == "iid_tilt":
         sigma = check_real("sigma", kw.pop("sigma", 0.3), lo=0.0)

@@ -8,9 +8,11 @@ spec position ``t+1``); ``J(π) = Σ_y P^π(y) R(y)``.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ..engine.validate import check_instance, as_generator, check_int
+from ..engine.validate import check_finite_array, check_instance, as_generator, check_int
 from .tabular import DEFAULT_MAX_BYTES, TabularPolicy, check_enumerable, check_pair, check_reward
 
 __all__ = ["prefix_log_probs", "sequence_log_probs", "sequence_probs", "context_distributions",
@@ -91,7 +93,12 @@ def expand_to_sequences(table: np.ndarray, t: int, V: int, T: int) -> np.ndarray
     ``[s // V**(T−t−1), s % ...]`` is the value at the depth-``t`` token of
     sequence ``s``.  ``.reshape(-1)`` after a broadcast op gives ``(V**T,)``.
     """
-    a = np.asarray(table).reshape(-1)
+    V = check_int("V", V, lo=2)
+    T = check_int("T", T, lo=1)
+    t = check_int("t", t, lo=0, hi=T - 1)
+    if T * math.log2(V) > 62:
+        raise ValueError(f"V**T = {V}**{T} sequences do not fit a NumPy index (at most 2**62)")
+    a = check_finite_array("table", table).reshape(-1)
     if a.size != V ** (t + 1):
         raise ValueError(f"table at depth t={t} must have V**(t+1) = {V ** (t + 1)} entries, got {a.size}")
     return np.broadcast_to(a[:, None], (V ** (t + 1), V ** (T - t - 1)))
@@ -101,13 +108,17 @@ def expand_to_sequences(table: np.ndarray, t: int, V: int, T: int) -> np.ndarray
 # sampling
 # --------------------------------------------------------------------------
 
+#: Largest ``n × T`` of :func:`sample_responses` (2**28 int64 tokens = 2 GiB).
+MAX_SAMPLE_ENTRIES = 2 ** 28
+
+
 def sample_responses(policy: TabularPolicy, n: int, rng) -> np.ndarray:
     """``n`` responses ``y ∼ π``: integer array ``(n, T)`` (vectorised over ``n``)."""
     if not isinstance(policy, TabularPolicy):
         raise TypeError(f"policy must be a TabularPolicy, got {type(policy).__name__}")
-    n = check_int("n", n, lo=1)
-    g = as_generator(rng)
     V, T = policy.V, policy.T
+    n = check_int("n", n, lo=1, hi=max(1, MAX_SAMPLE_ENTRIES // T))
+    g = as_generator(rng)
     y = np.empty((n, T), dtype=np.int64)
     row = np.zeros(n, dtype=np.int64)
     for t in range(T):

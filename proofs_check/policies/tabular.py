@@ -14,12 +14,13 @@ of the package (:func:`check_pair`, :func:`check_reward`).
 """
 from __future__ import annotations
 
+import math
+import numbers
 from typing import Sequence
 
 import numpy as np
-from scipy.special import logsumexp
 
-from ..engine.validate import as_generator, check_finite_array, check_int, check_real
+from ..engine.validate import as_generator, check_bool, check_choice, check_finite_array, check_int, check_real, shown
 
 __all__ = ["DEFAULT_MAX_BYTES", "TabularPolicy", "check_enumerable", "check_pair", "check_reward"]
 
@@ -31,28 +32,96 @@ DEFAULT_MAX_BYTES = 2 * 1024 ** 3
 # memory guard
 # --------------------------------------------------------------------------
 
+#: Whole-call peak / estimate.  The estimate ``n_arrays × 8 × V**T`` plus the
+#: logit tables counts the arrays a function keeps; temporaries (``exp`` of a
+#: table, masks, broadcast views made contiguous) come on top.  Measured with
+#: ``tracemalloc`` over the enumerating entry points (``docs/notes/policies.md``):
+#: the peak of a whole call was at most 1.91 × the old per-object estimate at
+#: V = 2, T = 18–20 (``remainder_vs_bounds``; ``divergence_summary`` 1.81),
+#: 1.59 at V = 4, 1.48 at V = 8, 1.43 at V = 16 — so the guard multiplies the
+#: estimate by 2 and adds :data:`FIXED_OVERHEAD` for the Python objects of
+#: small calls (2.03 × at V = 2, T = 14 without it).
+PEAK_FACTOR = 2.0
+
+#: Bytes added to every estimate (lists, tuples, dataclasses, small arrays of a call).
+FIXED_OVERHEAD = 2 ** 20
+
+#: Largest ``n_arrays`` a caller may declare.
+_MAX_N_ARRAYS = 10 ** 6
+
+
+def check_max_bytes(max_bytes) -> float:
+    """``max_bytes`` as a positive number of bytes (an int of any size, or a finite float > 0).
+
+    ``nan``, ``±inf``, ``0``, negatives, bools, strings and complex numbers are
+    refused: a limit that compares false with everything would switch the guard off.
+    """
+    if isinstance(max_bytes, numbers.Integral) and not isinstance(max_bytes, bool):
+        if max_bytes <= 0:
+            raise ValueError(f"max_bytes must be a positive number of bytes, got {shown(max_bytes)}")
+        return max_bytes
+    return check_real("max_bytes", max_bytes, lo=0.0, lo_open=True)
+
+
+def check_option(name: str, value, allowed):
+    """:func:`~proofs_check.engine.validate.check_choice` for string options: a non-string
+    (an array would make ``value in allowed`` ambiguous) is refused naming ``name``."""
+    if not isinstance(value, str):
+        raise ValueError(f"{name} must be one of {sorted(allowed)}, got {shown(value)}")
+    return check_choice(name, value, allowed)
+
+
+def _gib(n) -> str:
+    """``n`` bytes in GiB for a message (any size of int)."""
+    return f"{n / 2**30:.3g} GiB" if n < 2 ** 1000 else f"2**{math.log2(n):.4g} bytes"
+
+
 def check_enumerable(V: int, T: int, *, n_arrays: int = 6, max_bytes: int = DEFAULT_MAX_BYTES) -> int:
     """Refuse, before allocating anything, an enumeration needing more than ``max_bytes``.
 
-    The estimate is ``n_arrays × 8 bytes × V**T`` (float64 arrays over all
-    sequences) plus the logit tables (``≈ V**T · V/(V−1)`` floats each).
-    Returns ``V**T``; otherwise raises ``ValueError`` quoting the size needed.
+    The estimate is ``PEAK_FACTOR × 8 bytes × V**T × (n_arrays + 2V/(V−1)) + FIXED_OVERHEAD``:
+    ``n_arrays`` float64 arrays over all sequences plus the logit tables
+    (``≈ V**T · V/(V−1)`` floats each, two per policy), times :data:`PEAK_FACTOR`
+    for the temporaries of the whole call (measured).  It is compared in log
+    space, so any ``V`` and ``T`` (``2**4096``, ``10**400``) is answered without
+    overflow.  Returns ``V**T``; otherwise raises ``ValueError`` quoting the size needed.
     """
     V = check_int("V", V, lo=2)
     T = check_int("T", T, lo=1)
-    n_seq = V ** T
-    need = 8 * n_seq * (n_arrays + 2 * V / (V - 1))
-    if need > max_bytes:
+    n_arrays = check_int("n_arrays", n_arrays, lo=1, hi=_MAX_N_ARRAYS)
+    limit = check_max_bytes(max_bytes)
+    per_seq = 8.0 * PEAK_FACTOR * (n_arrays + 2.0 + 2 / (V - 1))      # 2V/(V−1), no float(V)
+    Tf = float(T) if T.bit_length() < 1000 else math.inf      # beyond: more bytes than atoms
+    log2_arrays = Tf * math.log2(V) + math.log2(per_seq)
+    log2_fixed = math.log2(FIXED_OVERHEAD)
+    hi_, lo_ = max(log2_arrays, log2_fixed), min(log2_arrays, log2_fixed)
+    log2_need = hi_ + math.log2(1.0 + 2.0 ** (lo_ - hi_))          # log2(arrays + fixed), no overflow
+    if log2_need > math.log2(limit):
+        log10_seq = Tf * math.log10(V)
+        if log2_need < 1000:
+            need = f"{2.0 ** log2_need / 2**30:.3g} GiB"
+        else:
+            need = f"2**{log2_need:.4g} bytes"
         raise ValueError(
-            f"enumeration over V**T = {V}**{T} = {n_seq:.4g} sequences would need about "
-            f"{need / 2**30:.3g} GiB ({n_arrays} float64 arrays over sequences plus logit tables); "
-            f"the limit is max_bytes={max_bytes} ({max_bytes / 2**30:.3g} GiB). "
+            f"enumeration over V**T = {shown(V)}**{shown(T)} ≈ 10**{log10_seq:.4g} sequences would need about "
+            f"{need} ({n_arrays} float64 arrays over sequences plus logit tables, × {PEAK_FACTOR:g} for "
+            f"the temporaries of the whole call, + 1 MiB); the limit is max_bytes={shown(max_bytes)} "
+            f"({_gib(limit)}). "
             f"Use a smaller T, the i.i.d.-tilt closed form, or Monte Carlo.")
-    return n_seq
+    return V ** T
 
 
 def _log_softmax(z: np.ndarray) -> np.ndarray:
-    return z - logsumexp(z, axis=-1, keepdims=True)
+    """``log softmax`` along the last axis with the max shift (as :func:`proofs_check.logits.log_softmax`).
+
+    ``z − max z`` is exact for the entries that matter and ``log Σ exp(z − max) ∈ [0, log V]``,
+    so the probabilities sum to 1 to rounding and the log-probabilities stay finite for
+    logits up to the float maximum (``z − logsumexp(z)`` loses ``ulp(|z|)``: at 1e16 the
+    probabilities summed to 2).
+    """
+    z = np.asarray(z, dtype=float)
+    zs = z - np.max(z, axis=-1, keepdims=True)
+    return zs - np.log(np.sum(np.exp(zs), axis=-1, keepdims=True))
 
 
 # --------------------------------------------------------------------------
@@ -207,7 +276,14 @@ def check_pair(mu, pi) -> tuple[int, int]:
 
 def check_reward(reward, V: int, T: int, *, unit: bool = False, purpose: str = "") -> np.ndarray:
     """A reward array of shape ``(V**T,)``; with ``unit=True`` it must lie in ``[0, 1]``."""
+    V = check_int("V", V, lo=2)
+    T = check_int("T", T, lo=1)
+    unit = check_bool("unit", unit)
+    if not isinstance(purpose, str):
+        raise TypeError(f"purpose must be a string, got {shown(purpose)}")
     r = check_finite_array("reward", reward, ndim=1)
+    if (T.bit_length() > 64 or T * math.log2(V) > 62):
+        raise ValueError(f"reward must have V**T entries, and V**T = {shown(V)}**{shown(T)} exceeds 2**62")
     if r.shape != (V ** T,):
         raise ValueError(f"reward must have shape (V**T,) = ({V ** T},), got {r.shape}")
     if unit and (r.min() < 0.0 or r.max() > 1.0):

@@ -1,7 +1,7 @@
 """The any-time form (theory ``#anytime``): the band with ``x_0² + c_x T`` replaced by the realised ``V_t``."""
 from __future__ import annotations
 
-from proofs_check.engine.claims import Source
+from proofs_check.engine import Source
 
 from .common import DELTA, register_path_claim
 

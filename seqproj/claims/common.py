@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 
-from proofs_check.engine.claims import ProbabilityClaim
+from proofs_check.engine import ProbabilityClaim
 from proofs_check.engine.registry import register
 
 from ..bounds import sequential_jl_min_dim

@@ -5,7 +5,7 @@
 """
 from __future__ import annotations
 
-from proofs_check.engine.claims import Source
+from proofs_check.engine import Source
 
 from ..bounds import sequential_jl_min_dim
 from .common import DELTA, EPS, T, register_path_claim

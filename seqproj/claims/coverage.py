@@ -5,7 +5,7 @@ one-hot columns (outside the assumptions) as a measurement.
 """
 from __future__ import annotations
 
-from proofs_check.engine.claims import Source
+from proofs_check.engine import Source
 
 from ..adversaries import PREDICTABLE
 from ..columns import column_family

@@ -8,7 +8,7 @@ gives the point estimate.
 """
 from __future__ import annotations
 
-from proofs_check.engine.claims import Source
+from proofs_check.engine import Source
 
 from .common import DELTA, EPS, M_THEOREM, T, register_path_claim
 

@@ -7,7 +7,7 @@ design (independent of the projection) is the positive control.
 """
 from __future__ import annotations
 
-from proofs_check.engine.claims import Source
+from proofs_check.engine import Source
 
 from ..bounds import fixed_vector_jl_failure_bound
 from .common import EPS, register_path_claim

@@ -6,7 +6,7 @@ with probability at most α.
 """
 from __future__ import annotations
 
-from proofs_check.engine.claims import Source
+from proofs_check.engine import Source
 
 from .common import T, register_path_claim
 

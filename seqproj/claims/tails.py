@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 
-from proofs_check.engine.claims import ComparisonClaim, Source
+from proofs_check.engine import ComparisonClaim, Source
 from proofs_check.engine.registry import register
 
 from ..columns import FAMILIES, column_family

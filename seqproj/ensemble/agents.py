@@ -17,9 +17,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from proofs_check.engine.validate import check_choice, check_int, check_real
+from proofs_check.engine.validate import check_int, check_real
+from ._limits import check_choice
 
+from ._limits import MAX_M
 from .index_families import INDEX_FAMILIES, PERTURBATION_FAMILIES
+
+
+def _check_prior(agent) -> None:
+    """``prior_var``/``noise_sd``: ``None`` (the environment's) or a positive real."""
+    for name in ("prior_var", "noise_sd"):
+        if getattr(agent, name) is not None:
+            check_real(name, getattr(agent, name), lo=0.0, lo_open=True, hi=1e150)
 
 __all__ = ["ExactTS", "EnsemblePP", "EnsembleSampling", "LinUCB", "Greedy", "AGENTS"]
 
@@ -30,6 +39,9 @@ class ExactTS:
 
     prior_var: float | None = None
     noise_sd: float | None = None
+
+    def __post_init__(self):
+        _check_prior(self)
 
     @property
     def label(self) -> str:
@@ -49,11 +61,12 @@ class EnsemblePP:
     noise_sd: float | None = None
 
     def __post_init__(self):
-        check_int("M", self.M, lo=1)
+        check_int("M", self.M, lo=1, hi=MAX_M)
         check_choice("index", self.index, INDEX_FAMILIES)
         check_choice("perturbation", self.perturbation, PERTURBATION_FAMILIES)
         check_choice("init", self.init, ("random", "haar"))
-        check_int("s", self.s, lo=1)
+        check_int("s", self.s, lo=1, hi=MAX_M)
+        _check_prior(self)
 
     @property
     def label(self) -> str:
@@ -89,6 +102,9 @@ class LinUCB:
         check_real("delta", self.delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
         if self.beta is not None:
             check_real("beta", self.beta, lo=0.0)
+        if self.prior_radius is not None:
+            check_real("prior_radius", self.prior_radius, lo=0.0)
+        _check_prior(self)
 
     @property
     def label(self) -> str:
@@ -101,6 +117,9 @@ class Greedy:
 
     prior_var: float | None = None
     noise_sd: float | None = None
+
+    def __post_init__(self):
+        _check_prior(self)
 
     @property
     def label(self) -> str:

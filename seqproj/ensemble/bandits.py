@@ -24,7 +24,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from proofs_check.engine.blas import single_threaded_blas
-from proofs_check.engine.validate import as_generator, check_int, check_real
+from proofs_check.engine.validate import as_generator, check_instance, check_int, check_real
+
+from ._limits import MAX_N, MAX_T, check_cells
 
 from .agents import AGENTS, EnsemblePP, ExactTS, LinUCB
 from .cholesky_update import chol_rank1_update, solve_upper_t
@@ -70,11 +72,38 @@ def _arms(env, inst_X, ctx_rng, t):
     return None
 
 
+def _check_run(env, agents, T, rng, *, n=1, name="agents"):
+    """Validated ``(env, agents, T, rng)`` of the simulators; the memory of one call
+    (``n × n_agents × T`` regrets, Σ and the factors of every agent) is bounded first."""
+    if not isinstance(env, ENVIRONMENTS):
+        raise TypeError(f"env must be one of {[c.__name__ for c in ENVIRONMENTS]}, got "
+                        f"{type(env).__name__}")
+    agents = _as_agents(agents, name)
+    T = check_int("T", T, lo=1, hi=MAX_T)
+    rng = as_generator(rng)
+    C, d = len(agents), env.d
+    check_cells("n × agents × T regrets", n, C, T)
+    check_cells("the agents' d × d covariances", C, d, d)
+    check_cells("the Ensemble++ factors", d, sum(a.M for a in agents if isinstance(a, EnsemblePP)) + 1)
+    check_cells("the pre-drawn indices and perturbations", 2 * BLOCK,
+                sum(a.M for a in agents if isinstance(a, EnsemblePP)) + 1)
+    check_cells("the TS noise", T, d, sum(isinstance(a, ExactTS) for a in agents) + 1)
+    if env.kind == "sphere" and any(isinstance(a, LinUCB) for a in agents):
+        raise ValueError("LinUCB is implemented for finite action sets only (the optimistic "
+                         "action on the sphere has no closed form); use FiniteArmEnv or "
+                         "ChangingContextEnv (argument env)")
+    return env, agents, T, rng
+
+
 def simulate_repetition(env, agents, T, rng) -> np.ndarray:
     """One repetition of every agent in lock-step; returns the ``(n_agents, T)``
     instantaneous regrets.  Vectorised over agents (batched Sherman–Morrison,
     one GEMM for the scores of all agents)."""
-    agents = list(agents)
+    env, agents, T, rng = _check_run(env, agents, T, rng)
+    return _simulate_repetition(env, agents, T, rng)
+
+
+def _simulate_repetition(env, agents, T, rng) -> np.ndarray:
     d = env.d
     C = len(agents)
     env_ss, noise_ss, ctx_ss, agent_ss = _rep_streams(rng, C)
@@ -192,6 +221,8 @@ def simulate_reference(env, agent, T, rng) -> np.ndarray:
     """Plain per-agent reference of :func:`simulate_repetition` for a single
     Ensemble++ or TS agent (class :class:`~seqproj.ensemble.LinearEnsemblePP`
     / an explicit Cholesky), with the same random streams; used by the tests."""
+    check_instance("agent", agent, (EnsemblePP, ExactTS))
+    env, (agent,), T, rng = _check_run(env, [agent], T, rng, name="agent")
     d = env.d
     env_ss, noise_ss, ctx_ss, agent_ss = _rep_streams(rng, 1)
     theta, X = env.draw(np.random.default_rng(env_ss))
@@ -249,10 +280,12 @@ def cumulative_regrets(rng, n, *, env, agents, T) -> np.ndarray:
     """``n`` independent repetitions of the lock-step simulator: cumulative regret
     of every agent, shape ``(n, n_agents, T)`` (one root seed per repetition
     drawn from ``rng``)."""
+    n = check_int("n", n, lo=0, hi=MAX_N)
+    env, agents, T, rng = _check_run(env, agents, T, rng, n=n)
     out = np.empty((n, len(agents), T))
     with single_threaded_blas():
         for r in range(n):
-            out[r] = np.cumsum(simulate_repetition(env, agents, T, rng), axis=1)
+            out[r] = np.cumsum(_simulate_repetition(env, agents, T, rng), axis=1)
     return out
 
 
@@ -299,18 +332,21 @@ class BanditResult:
                 "final": self.final.tolist()}
 
 
-def _as_agents(agent):
+def _as_agents(agent, name="agent"):
     if isinstance(agent, AGENTS):
         return [agent]
-    try:
-        agents = list(agent)
-    except TypeError:
-        raise TypeError(f"agent must be an agent spec or a sequence of them, got {type(agent).__name__}") from None
+    if isinstance(agent, (str, bytes, dict)) or not hasattr(agent, "__iter__") or (
+            isinstance(agent, np.ndarray) and agent.ndim != 1):
+        raise TypeError(f"{name} must be an agent spec or a sequence of them, got "
+                        f"{type(agent).__name__}")
+    agents = list(agent)
     if not agents:
-        raise ValueError("agent: need at least one agent")
+        raise ValueError(f"{name}: need at least one agent")
+    if len(agents) > 10_000:
+        raise ValueError(f"{name} must hold at most 10000 agents, got {len(agents)}")
     for a in agents:
         if not isinstance(a, AGENTS):
-            raise TypeError(f"agent entries must be one of {[c.__name__ for c in AGENTS]}, "
+            raise TypeError(f"{name} entries must be one of {[c.__name__ for c in AGENTS]}, "
                             f"got {type(a).__name__}")
     labels = [a.label for a in agents]
     if len(set(labels)) != len(labels):
@@ -334,9 +370,11 @@ def run_bandit(env, agent, T, n_reps, seed, executor=None, *, chunk_size: int = 
     if not isinstance(env, ENVIRONMENTS):
         raise TypeError(f"env must be one of {[c.__name__ for c in ENVIRONMENTS]}, got {type(env).__name__}")
     agents = _as_agents(agent)
-    T = check_int("T", T, lo=1)
-    n_reps = check_int("n_reps", n_reps, lo=1)
-    chunk_size = check_int("chunk_size", chunk_size, lo=1)
+    T = check_int("T", T, lo=1, hi=MAX_T)
+    n_reps = check_int("n_reps", n_reps, lo=1, hi=MAX_N)
+    chunk_size = check_int("chunk_size", chunk_size, lo=1, hi=MAX_N)
+    seed = check_int("seed", seed, lo=0)
+    _check_run(env, agents, T, 0, n=n_reps)
     level = check_real("level", level, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     task = functools.partial(cumulative_regrets, env=env, agents=tuple(agents), T=T)
     chunks = map_chunks(task, n_reps, chunk_size=chunk_size, seed=seed, executor=executor,

@@ -15,6 +15,10 @@ import math
 import numpy as np
 from numba import njit
 
+from proofs_check.engine.validate import check_finite_array
+
+from ._limits import MAX_D
+
 __all__ = ["chol_rank1_update", "chol_rank1_update_ref", "solve_upper_t"]
 
 
@@ -35,16 +39,31 @@ def chol_rank1_update(L, x):
 
 
 def chol_rank1_update_ref(L, x):
-    """NumPy reference of :func:`chol_rank1_update` (returns a new factor)."""
-    L = np.array(L, dtype=float)
-    w = np.array(x, dtype=float)
+    """NumPy reference of :func:`chol_rank1_update` (returns a new factor).
+
+    ``L`` must be a finite square lower-triangular array with a positive diagonal
+    (a Cholesky factor), ``x`` a finite vector of matching length; a result that
+    overflows float64 is refused (``ValueError``)."""
+    L = np.array(check_finite_array("L", L, ndim=2), dtype=float)
+    w = np.array(check_finite_array("x", x, ndim=1), dtype=float)
     n = w.size
-    for k in range(n):
-        r = math.hypot(L[k, k], w[k])
-        c, s = r / L[k, k], w[k] / L[k, k]
-        L[k, k] = r
-        L[k + 1:, k] = (L[k + 1:, k] + s * w[k + 1:]) / c
-        w[k + 1:] = c * w[k + 1:] - s * L[k + 1:, k]
+    if L.shape != (n, n):
+        raise ValueError(f"L must have shape ({n}, {n}) to match x of length {n}, got {L.shape}")
+    if n > MAX_D:
+        raise ValueError(f"x must have at most {MAX_D} entries (the dimension d), got {n}")
+    if np.any(np.triu(L, 1) != 0.0):
+        raise ValueError("L must be lower triangular (a Cholesky factor)")
+    if not np.all(np.diag(L) > 0.0):
+        raise ValueError("L must have a positive diagonal (a Cholesky factor)")
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        for k in range(n):
+            r = float(np.hypot(L[k, k], w[k]))
+            c, s = r / L[k, k], w[k] / L[k, k]
+            L[k, k] = r
+            L[k + 1:, k] = (L[k + 1:, k] + s * w[k + 1:]) / c
+            w[k + 1:] = c * w[k + 1:] - s * L[k + 1:, k]
+    if not np.all(np.isfinite(L)):
+        raise ValueError("L and x are too large: the updated factor overflows float64")
     return L
 
 

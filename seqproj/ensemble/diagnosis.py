@@ -17,9 +17,12 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from proofs_check.engine.validate import check_finite_array, check_int, check_real
+from proofs_check.engine.validate import (as_generator, check_finite_array, check_instance, check_int,
+                                          check_real, shown)
 
-from .tracking import _whiten
+from ._limits import MAX_D, MAX_M, MAX_N, NotPositiveDefiniteError, check_cells
+from .posterior_factor import LinearEnsemblePP
+from .tracking import _check_pair, _symmetric, _whitened_eigs
 
 __all__ = ["FactorDiagnosis", "diagnose_factor", "default_tracking_threshold", "checked_cholesky",
            "anticoncentration"]
@@ -56,8 +59,8 @@ def default_tracking_threshold(d: int, M: int) -> float:
     r"""The generic tracking alarm :math:`2\sqrt{d/M} + d/M + 0.5`: the Marchenko–Pastur
     edge of a random start (:math:`2\sqrt{d/M} + d/M`) plus 0.5 (an OPEN constant of ours,
     fixed before any run)."""
-    d = check_int("d", d, lo=1)
-    M = check_int("M", M, lo=1)
+    d = check_int("d", d, lo=1, hi=MAX_D)
+    M = check_int("M", M, lo=1, hi=MAX_M)
     return 2.0 * math.sqrt(d / M) + d / M + 0.5
 
 
@@ -79,13 +82,12 @@ def diagnose_factor(Sigma, A, *, tol: float | None = None) -> FactorDiagnosis:
       multiple of the random-start level, :func:`default_tracking_threshold`; OPEN
       constant, keyword).
     """
-    Sigma = check_finite_array("Sigma", Sigma, ndim=2)
-    A = check_finite_array("A", A, ndim=2)
+    Sigma, A = _check_pair(Sigma, A)
     d, M = A.shape
-    if Sigma.shape != (d, d):
-        raise ValueError(f"Sigma must have shape ({d}, {d}) to match A {A.shape}, got {Sigma.shape}")
-    Wm = _whiten(Sigma, A)
-    ev = np.linalg.eigvalsh(Wm @ Wm.T)
+    if M > MAX_M:
+        raise ValueError(f"A must have at most {MAX_M} columns (the ensemble size M), got {M}")
+    thr = default_tracking_threshold(d, M) if tol is None else check_real("tol", tol, lo=0.0)
+    Wm, ev = _whitened_eigs(Sigma, A)
     err = float(max(abs(ev[0] - 1.0), abs(ev[-1] - 1.0)))
     sv = np.linalg.svd(Wm, compute_uv=False)
     rank = int(np.sum(sv > sv.max(initial=0.0) * max(d, M) * np.finfo(float).eps)) if sv.size else 0
@@ -96,13 +98,12 @@ def diagnose_factor(Sigma, A, *, tol: float | None = None) -> FactorDiagnosis:
                         + (f" because M = {M} < d" if M < d else "")
                         + f": posterior samples never move in {d - rank} direction(s); "
                         "exploration there is absent and regret grows linearly in them")
-    if M >= 16 and abs(math.log(mean_ev / M)) < math.log(3.0):
+    if M >= 16 and mean_ev > 0.0 and abs(math.log(mean_ev / M)) < math.log(3.0):
         problems.append(f"A Aᵀ ≈ {mean_ev:.3g}·Σ ≈ M·Σ (M = {M}): perturbations were drawn with "
                         "E zzᵀ = I instead of I/M (or the start B was not scaled by 1/√M)")
-    elif M >= 16 and abs(math.log(mean_ev * M)) < math.log(3.0):
+    elif M >= 16 and mean_ev > 0.0 and abs(math.log(mean_ev * M)) < math.log(3.0):
         problems.append(f"A Aᵀ ≈ {mean_ev:.3g}·Σ ≈ Σ/M (M = {M}): perturbations scaled by 1/M "
                         "instead of 1/√M")
-    thr = default_tracking_threshold(d, M) if tol is None else check_real("tol", tol, lo=0.0)
     if err > thr and rank == d and not problems:
         problems.append(f"tracking error ‖Σ^(-1/2) A Aᵀ Σ^(-1/2) − I‖ = {err:.3g} exceeds "
                         f"{thr:.3g}; eigenvalues in [{ev[0]:.3g}, {ev[-1]:.3g}] — check that each "
@@ -122,30 +123,54 @@ def checked_cholesky(matrix, *, name: str = "matrix", dtype=np.float64, rtol: fl
     mode of theory ``ensemble.md#failure-modes``: the square root of an ill-conditioned Σ_t in
     float32 fails or is wrong in the small-variance directions; use float64
     and a Cholesky factor of the precision.
+
+    ``matrix`` must be a finite symmetric square array (at most ``MAX_D`` rows),
+    ``dtype`` ``float32`` or ``float64``, ``rtol`` ≥ 0.  The refusals of the
+    check are :class:`NotPositiveDefiniteError` (a ``ValueError`` about
+    ``matrix`` and, as before, a ``RuntimeError``).
     """
-    S = np.asarray(matrix, dtype=np.float64)
-    dt = np.dtype(dtype)
+    check_instance("name", name, str)
+    S = check_finite_array("matrix", matrix, ndim=2)
+    if S.shape[0] != S.shape[1] or S.shape[0] == 0:
+        raise ValueError(f"matrix must be a non-empty square array, got shape {S.shape}")
+    if S.shape[0] > MAX_D:
+        raise ValueError(f"matrix must have at most {MAX_D} rows, got {S.shape[0]}")
+    if not _symmetric(S):
+        raise ValueError("matrix must be symmetric, got an asymmetric array")
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"dtype must be numpy.float32 or numpy.float64, got {shown(dtype)}") from None
+    if dt not in (np.dtype(np.float32), np.dtype(np.float64)):
+        raise ValueError(f"dtype must be numpy.float32 or numpy.float64, got {shown(dtype)}")
+    rtol = check_real("rtol", rtol, lo=0.0)
+    if not np.all(np.abs(S) <= np.finfo(dt).max):
+        raise ValueError(f"matrix has entries beyond the range of {dt.name}")
     try:
         L = np.linalg.cholesky(S.astype(dt))
     except np.linalg.LinAlgError:
         ev = np.linalg.eigvalsh(S)
         kappa = ev[-1] / ev[0] if ev[0] > 0 else math.inf
-        raise RuntimeError(
-            f"Cholesky of {name} failed in {dt.name}: smallest eigenvalue {ev[0]:.3e}, "
+        raise NotPositiveDefiniteError(
+            f"matrix: Cholesky of {name} failed in {dt.name}: smallest eigenvalue {ev[0]:.3e}, "
             f"condition number {kappa:.3e}"
             + (" exceeds 1/eps of this precision" if kappa * np.finfo(dt).eps > 1 else "")
             + "; the matrix is not (numerically) positive definite. Use float64 and a Cholesky "
             "factor of the precision Σ⁻¹.") from None
     L64 = L.astype(np.float64)
     if not np.all(np.isfinite(L64)) or np.any(np.diag(L64) <= 0):
-        raise RuntimeError(f"Cholesky of {name} in {dt.name} returned a non-finite or singular "
+        raise NotPositiveDefiniteError(f"matrix: Cholesky of {name} in {dt.name} returned a non-finite or singular "
                            "factor. Use float64 and a Cholesky factor of the precision Σ⁻¹.")
-    Wm = np.linalg.solve(L64, S)
-    E = np.linalg.solve(L64, Wm.T)
-    err = float(np.max(np.abs(np.linalg.eigvalsh(0.5 * (E + E.T)) - 1.0)))
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        Wm = np.linalg.solve(L64, S)
+        E = np.linalg.solve(L64, Wm.T)
+    if not np.all(np.isfinite(E)):
+        err = math.inf
+    else:
+        err = float(np.max(np.abs(np.linalg.eigvalsh(0.5 * (E + E.T)) - 1.0)))
     if not err <= rtol:
         ev = np.linalg.eigvalsh(S)
-        raise RuntimeError(f"Cholesky of {name} in {dt.name} is wrong by a factor up to "
+        raise NotPositiveDefiniteError(f"matrix: Cholesky of {name} in {dt.name} is wrong by a factor up to "
                            f"{1 + err:.3g} in some direction (‖L⁻¹ΣL⁻ᵀ − I‖ = {err:.3e} > {rtol:g}; "
                            f"condition number {ev[-1] / max(ev[0], np.finfo(float).tiny):.3e}): too "
                            "ill-conditioned for this precision. Use float64 and a Cholesky factor "
@@ -159,9 +184,17 @@ def anticoncentration(ens, u, rng, *, n: int = 4000) -> float:
     A one-hot index at small M takes only M values, so this can be 0 in
     some directions: anti-concentration fails (theory ``ensemble.md#failure-modes``).
     ``ens`` is a :class:`~seqproj.ensemble.LinearEnsemblePP`."""
+    check_instance("ens", ens, LinearEnsemblePP)
     u = check_finite_array("u", u, ndim=1)
     if u.shape != (ens.d,):
         raise ValueError(f"u must have shape ({ens.d},), got {u.shape}")
-    th = ens.sample_many(rng, check_int("n", n, lo=1)) - ens.mean[None, :]
-    sd = math.sqrt(float(u @ ens.cov @ u))
-    return float(np.mean(th @ u >= sd))
+    rng = as_generator(rng)
+    n = check_int("n", n, lo=1, hi=MAX_N)
+    check_cells("n samples of dimension d", n, max(ens.d, ens.M))
+    with np.errstate(over="ignore", invalid="ignore"):
+        var = float(u @ ens.cov @ u)
+        proj = (ens.sample_many(rng, n) - ens.mean[None, :]) @ u
+    if not (math.isfinite(var) and np.all(np.isfinite(proj))):
+        raise ValueError("u is too large: uᵀΣu or the projected samples overflow float64")
+    sd = math.sqrt(max(var, 0.0))
+    return float(np.mean(proj >= sd))

@@ -20,17 +20,21 @@ import numpy as np
 
 from proofs_check.engine.validate import check_int, check_real
 
+from ._limits import MAX_D, MAX_K, check_cells
+
 __all__ = ["FiniteArmEnv", "SphereEnv", "ChangingContextEnv", "ENVIRONMENTS"]
 
 
 def _check_fields(env) -> None:
     """Validate the fields an environment has: d, K ≥ 1; θ* variance, σ, half-width > 0."""
-    for name in ("d", "K"):
+    for name, hi in (("d", MAX_D), ("K", MAX_K)):
         if hasattr(env, name):
-            check_int(name, getattr(env, name), lo=1)
+            check_int(name, getattr(env, name), lo=1, hi=hi)
+    if hasattr(env, "K"):
+        check_cells("the K × d arms", env.K, env.d)
     for name in ("theta_var", "noise_sd", "half_width"):
         if hasattr(env, name):
-            check_real(name, getattr(env, name), lo=0.0, lo_open=True)
+            check_real(name, getattr(env, name), lo=0.0, lo_open=True, hi=1e150)
 
 
 def _draw_theta(env, rng) -> np.ndarray:

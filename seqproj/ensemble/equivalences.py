@@ -20,12 +20,25 @@ import math
 
 import numpy as np
 
+from proofs_check.engine.validate import as_generator, check_int
+
+from ._limits import MAX_D, MAX_M, MAX_N
 from .batch_posterior import ensemble_sampling_members, ridge_posterior
 from .hypermodel import LinearHypermodel
 from .index_families import INDEX_FAMILIES, PERTURBATION_FAMILIES
 from .posterior_factor import LinearEnsemblePP
 
 __all__ = ["ridge_cases", "ensemble_sampling_cases", "hypermodel_cases"]
+
+
+def _check_case_args(rng, n, d_max, M_max, n_max):
+    """Validated chunk arguments: a generator, ``n`` cases and bounded problem sizes."""
+    rng = as_generator(rng)
+    n = check_int("n", n, lo=0, hi=MAX_N)
+    d_max = check_int("d_max", d_max, lo=1, hi=MAX_D // 10)
+    M_max = check_int("M_max", M_max, lo=1, hi=MAX_M // 1000)
+    n_max = check_int("n_max", n_max, lo=0, hi=100_000)
+    return rng, n, d_max, M_max, n_max
 
 
 def _random_problem(rng, *, d_max, M_max, n_max):
@@ -39,9 +52,14 @@ def _random_problem(rng, *, d_max, M_max, n_max):
     return d, M, n, s0, sig, X, y
 
 
+def _joined(parts) -> np.ndarray:
+    return np.concatenate(parts) if parts else np.empty(0)
+
+
 def ridge_cases(rng, n, *, d_max=8, M_max=12, n_max=40):
     """``n`` problems: (μ_t, Σ_t) of the incremental update vs. the ridge posterior
     (random prior mean, random index and perturbation families)."""
+    rng, n, d_max, M_max, n_max = _check_case_args(rng, n, d_max, M_max, n_max)
     lhs, rhs = [], []
     for _ in range(n):
         d, M, k, s0, sig, X, y = _random_problem(rng, d_max=d_max, M_max=M_max, n_max=n_max)
@@ -55,13 +73,14 @@ def ridge_cases(rng, n, *, d_max=8, M_max=12, n_max=40):
         m, C = ridge_posterior(X, y, prior_var=s0, noise_sd=sig, prior_mean=mu0)
         lhs += [ens.mean.ravel(), ens.cov.ravel()]
         rhs += [m, C.ravel()]
-    return np.concatenate(lhs), np.concatenate(rhs)
+    return _joined(lhs), _joined(rhs)
 
 
 def ensemble_sampling_cases(rng, n, *, d_max=8, M_max=12, n_max=40):
     """``n`` problems: the M one-hot samples μ_t + A_t√M e_m vs. the M members of
     classic ensemble sampling fitted in batch (Lu & Van Roy: member m starts at
     θ_{0,m} ~ N(0, s₀I) and fits y + w with w ~ N(0, σ²))."""
+    rng, n, d_max, M_max, n_max = _check_case_args(rng, n, d_max, M_max, n_max)
     lhs, rhs = [], []
     for _ in range(n):
         d, M, k, s0, sig, X, y = _random_problem(rng, d_max=d_max, M_max=M_max, n_max=n_max)
@@ -76,7 +95,7 @@ def ensemble_sampling_cases(rng, n, *, d_max=8, M_max=12, n_max=40):
         samples = np.stack([ens.sample(zeta=math.sqrt(M) * np.eye(M)[m]) for m in range(M)], axis=1)
         lhs.append(samples.ravel())
         rhs.append(members.ravel())
-    return np.concatenate(lhs), np.concatenate(rhs)
+    return _joined(lhs), _joined(rhs)
 
 
 def hypermodel_cases(rng, n, *, d_max=5, M_max=6, n_max=15, steps_max=30_000):
@@ -84,6 +103,8 @@ def hypermodel_cases(rng, n, *, d_max=5, M_max=6, n_max=15, steps_max=30_000):
     (μ_t, A_t) of the incremental update.  Odd cases use 2 sampled indices (plus
     mirrors) per step, even cases the exact ±√M eᵢ set; descent runs in blocks of
     500 steps until the parameters stop moving (< 1e-14) or ``steps_max`` steps."""
+    rng, n, d_max, M_max, n_max = _check_case_args(rng, n, d_max, M_max, n_max)
+    steps_max = check_int("steps_max", steps_max, lo=0, hi=10_000_000)
     lhs, rhs = [], []
     for case in range(n):
         d, M, k, s0, sig, X, y = _random_problem(rng, d_max=d_max, M_max=M_max, n_max=n_max)
@@ -104,4 +125,4 @@ def hypermodel_cases(rng, n, *, d_max=5, M_max=6, n_max=15, steps_max=30_000):
                 break
         lhs += [np.asarray(hm.mean), np.asarray(hm.factor).ravel()]
         rhs += [np.asarray(ens.mean), np.asarray(ens.factor).ravel()]
-    return np.concatenate(lhs), np.concatenate(rhs)
+    return _joined(lhs), _joined(rhs)

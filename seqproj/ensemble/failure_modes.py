@@ -23,6 +23,10 @@ import math
 
 import numpy as np
 
+from proofs_check.engine.validate import as_generator, check_int, check_real
+from ._limits import check_choice
+
+from ._limits import MAX_D, MAX_K, MAX_M, MAX_N, MAX_T, check_cells
 from .agents import EnsemblePP, ExactTS
 from .bandits import cumulative_regrets
 from .diagnosis import checked_cholesky, default_tracking_threshold
@@ -52,6 +56,9 @@ def _has(diag, word) -> float:
 
 def unnormalised_perturbation_flags(rng, n, *, T=100):
     """``n`` cases, d ∈ 2..8, M = max(16, (4..8)·d): perturbation scale √M vs. 1."""
+    rng = as_generator(rng)
+    n = check_int("n", n, lo=0, hi=MAX_N)
+    T = check_int("T", T, lo=0, hi=MAX_T)
     lhs, rhs = [], []
     for _ in range(n):
         d = int(rng.integers(2, 9))
@@ -65,6 +72,9 @@ def unnormalised_perturbation_flags(rng, n, *, T=100):
 
 def rank_deficient_flags(rng, n, *, T=50):
     """``n`` cases, d ∈ 3..11: M ∈ 1..d−1 vs. M = 4d."""
+    rng = as_generator(rng)
+    n = check_int("n", n, lo=0, hi=MAX_N)
+    T = check_int("T", T, lo=0, hi=MAX_T)
     lhs, rhs = [], []
     for _ in range(n):
         d = int(rng.integers(3, 12))
@@ -80,8 +90,13 @@ def broken_predictability_flags(rng, n, *, mode, d=5, M=40, T=300):
     """``n`` seeds: the sup tracking error of the broken run (``mode`` ``"lookahead"`` or
     ``"reuse"``) and of the predictable run with the same seed, each against
     :func:`~seqproj.ensemble.default_tracking_threshold`."""
-    if mode not in ("lookahead", "reuse"):
-        raise ValueError(f"mode must be 'lookahead' or 'reuse', got {mode!r}")
+    check_choice("mode", mode, ("lookahead", "reuse"))
+    rng = as_generator(rng)
+    n = check_int("n", n, lo=0, hi=MAX_N)
+    d = check_int("d", d, lo=1, hi=MAX_D)
+    M = check_int("M", M, lo=1, hi=MAX_M)
+    T = check_int("T", T, lo=0, hi=MAX_T)
+    check_cells("the d × M factor", d, M)
     kw = {"play": "lookahead"} if mode == "lookahead" else {"reuse_z": True}
     thr = default_tracking_threshold(d, M)
     lhs, rhs = [], []
@@ -98,6 +113,8 @@ def float32_flags(rng, n):
     """``n`` cases, d ∈ 5..29, precision eigenvalues from 1 to 10^(8.5..10) (many plays along a
     few directions): the float32 Cholesky of Σ_t must be refused with the float64 advice, the
     float64 Cholesky of the precision accepted."""
+    rng = as_generator(rng)
+    n = check_int("n", n, lo=0, hi=MAX_N)
     lhs, rhs = [], []
     for _ in range(n):
         d = int(rng.integers(5, 30))
@@ -125,6 +142,13 @@ def one_hot_small_m_gap(rng, n, *, d=10, M=2, K=100, T=1000, factor=1.5):
     """``n`` repetitions of ``R_ES − factor·R_TS``: classic ensemble sampling (one-hot index,
     Gaussian perturbations) at ensemble size ``M`` against exact TS on the finite-arm
     environment (Gaussian Ensemble++ at the same M plays along, on common random numbers)."""
+    rng = as_generator(rng)
+    n = check_int("n", n, lo=0, hi=MAX_N)
+    d = check_int("d", d, lo=1, hi=MAX_D)
+    M = check_int("M", M, lo=1, hi=MAX_M)
+    K = check_int("K", K, lo=1, hi=MAX_K)
+    T = check_int("T", T, lo=1, hi=MAX_T)
+    factor = check_real("factor", factor, lo=0.0)
     agents = (ExactTS(), EnsemblePP(M, "one_hot", "gaussian"), EnsemblePP(M, "gaussian", "gaussian"))
     fin = cumulative_regrets(rng, n, env=FiniteArmEnv(d, K), agents=agents, T=T)[:, :, -1]
     return fin[:, 1] - factor * fin[:, 0]

@@ -14,8 +14,10 @@ import math
 
 import numpy as np
 
-from proofs_check.engine.validate import as_generator, check_finite_array, check_int, check_real
+from proofs_check.engine.validate import (as_generator, check_bool, check_finite_array, check_int,
+                                          check_real)
 
+from ._limits import MAX_D, MAX_M, MAX_N, check_cells
 from .posterior_factor import _readonly
 
 __all__ = ["LinearHypermodel"]
@@ -45,8 +47,9 @@ class LinearHypermodel:
     """
 
     def __init__(self, d, M, *, prior_var=1.0, noise_sd=1.0, prior_factor, prior_mean=None):
-        self.d = check_int("d", d, lo=1)
-        self.M = check_int("M", M, lo=1)
+        self.d = check_int("d", d, lo=1, hi=MAX_D)
+        self.M = check_int("M", M, lo=1, hi=MAX_M)
+        check_cells("the d × M factor", self.d, self.M)
         self.prior_var = check_real("prior_var", prior_var, lo=0.0, lo_open=True)
         self.noise_sd = check_real("noise_sd", noise_sd, lo=0.0, lo_open=True)
         A0 = check_finite_array("prior_factor", prior_factor, ndim=2).astype(float)
@@ -124,9 +127,11 @@ class LinearHypermodel:
         ``lr`` defaults to ``1/L`` (:meth:`lipschitz`).  ``average=True``
         returns the Polyak average of the iterates of the second half.
         """
-        steps = check_int("steps", steps, lo=0)
+        steps = check_int("steps", steps, lo=0, hi=MAX_N)
+        average = check_bool("average", average)
         if n_indices is not None:
-            n_indices = check_int("n_indices", n_indices, lo=1)
+            n_indices = check_int("n_indices", n_indices, lo=1, hi=MAX_N)
+            check_cells("2 n_indices × M indices", 2 * n_indices, self.M)
         if lr is None:
             # exact set: curvature L; sampled indices: L times the largest eigenvalue of the
             # empirical ΞᵀΞ/k, about (1 + √(M/2k))² (Marchenko–Pastur edge), with a safety factor 2.
@@ -141,7 +146,8 @@ class LinearHypermodel:
             Xi_exact = np.vstack([e, -e])
         n = len(self._y)
         if batch_size is not None:
-            batch_size = check_int("batch_size", batch_size, lo=1)
+            batch_size = check_int("batch_size", batch_size, lo=1, hi=MAX_N)
+            check_cells("batch_size × d rows", batch_size, self.d)
         W_sum = np.zeros_like(self.W)
         b_sum = np.zeros_like(self.b)
         n_avg = 0

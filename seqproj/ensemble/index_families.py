@@ -30,7 +30,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from proofs_check.engine.validate import as_generator, check_choice, check_int
+from proofs_check.engine.validate import as_generator, check_int
+from ._limits import check_choice
+
+from ._limits import MAX_D, MAX_M, MAX_N, check_cells
 
 __all__ = ["INDEX_FAMILIES", "PERTURBATION_FAMILIES", "sample_index", "sample_perturbation",
            "sample_rows"]
@@ -72,6 +75,16 @@ def _unit_law(family: str, M: int, n: int, rng: np.random.Generator, s: int) -> 
     raise AssertionError(family)  # pragma: no cover - validated by callers
 
 
+def _check_draw(M, rng, size, s):
+    """Validated ``(M, s, generator, number of draws)``; sizes bounded before allocating."""
+    M = check_int("M", M, lo=1, hi=MAX_M)
+    s = check_int("s", s, lo=1, hi=MAX_M)
+    rng = as_generator(rng)
+    n = 1 if size is None else check_int("size", size, lo=0, hi=MAX_N)
+    check_cells("size × M draws", n, M)
+    return M, s, rng, n
+
+
 def sample_index(family: str, M: int, rng, size: int | None = None, *, s: int = 2) -> np.ndarray:
     r"""Draw index vectors ζ with :math:`\mathbb E[\zeta\zeta^\top] = I_M`.
 
@@ -85,10 +98,7 @@ def sample_index(family: str, M: int, rng, size: int | None = None, *, s: int = 
     s : nonzeros of the ``sparse`` family (keyword-only, default 2).
     """
     check_choice("family", family, INDEX_FAMILIES)
-    M = check_int("M", M, lo=1)
-    s = check_int("s", s, lo=1)
-    rng = as_generator(rng)
-    n = 1 if size is None else check_int("size", size, lo=0)
+    M, s, rng, n = _check_draw(M, rng, size, s)
     out = np.sqrt(M) * _unit_law(family, M, n, rng, s)
     return out[0] if size is None else out
 
@@ -104,11 +114,8 @@ def sample_perturbation(family: str, M: int, rng, size: int | None = None, *, s:
         raise ValueError("perturbation family 'one_hot' is not defined (theory ensemble.md#families: "
                          "classic ensemble sampling uses a one-hot index with Gaussian "
                          f"perturbations); choose one of {sorted(PERTURBATION_FAMILIES)}")
-    check_choice("perturbation family", family, PERTURBATION_FAMILIES)
-    M = check_int("M", M, lo=1)
-    s = check_int("s", s, lo=1)
-    rng = as_generator(rng)
-    n = 1 if size is None else check_int("size", size, lo=0)
+    check_choice("family", family, PERTURBATION_FAMILIES)
+    M, s, rng, n = _check_draw(M, rng, size, s)
     out = _unit_law(family, M, n, rng, s)
     return out[0] if size is None else out
 
@@ -116,5 +123,5 @@ def sample_perturbation(family: str, M: int, rng, size: int | None = None, *, s:
 def sample_rows(family: str, d: int, M: int, rng, *, s: int = 2) -> np.ndarray:
     r"""A ``d × M`` matrix B whose rows follow the perturbation law, so
     :math:`\mathbb E[BB^\top] = I_d` (the random start of theory ``ensemble.md#update``)."""
-    d = check_int("d", d, lo=1)
+    d = check_int("d", d, lo=1, hi=MAX_D)
     return sample_perturbation(family, M, rng, size=d, s=s)

@@ -39,8 +39,11 @@ import math
 import numpy as np
 from scipy.linalg import blas as _blas
 
-from proofs_check.engine.validate import (as_generator, check_choice, check_finite_array, check_int,
+from proofs_check.engine.validate import (as_generator, check_finite_array, check_int,
                                           check_real)
+from ._limits import check_choice
+
+from ._limits import MAX_D, MAX_M, MAX_N, NotPositiveDefiniteError, check_cells
 
 from .index_families import (INDEX_FAMILIES, PERTURBATION_FAMILIES, sample_index,
                              sample_perturbation, sample_rows)
@@ -58,8 +61,9 @@ def haar_rows(d: int, M: int, rng) -> np.ndarray:
     exactly) drawn from the Haar measure; for ``M < d`` orthonormal columns
     scaled by :math:`\sqrt{d/M}` so that :math:`\mathbb E[BB^\top] = I_d`.
     (The orthogonal start of theory ``ensemble.md#update``; the ``M < d`` scaling is our choice.)"""
-    d = check_int("d", d, lo=1)
-    M = check_int("M", M, lo=1)
+    d = check_int("d", d, lo=1, hi=MAX_D)
+    M = check_int("M", M, lo=1, hi=MAX_M)
+    check_cells("a d × M matrix", d, M)
     rng = as_generator(rng)
     big, small = max(d, M), min(d, M)
     q, r = np.linalg.qr(rng.standard_normal((big, small)))
@@ -68,8 +72,8 @@ def haar_rows(d: int, M: int, rng) -> np.ndarray:
         return np.ascontiguousarray(q.T)           # d × M, orthonormal rows
     return q * math.sqrt(d / M)                    # d × M, scaled orthonormal columns
 
-def _pd_error(what: str, detail: str) -> RuntimeError:
-    return RuntimeError(
+def _pd_error(what: str, detail: str) -> NotPositiveDefiniteError:
+    return NotPositiveDefiniteError(
         f"{what} has lost positive definiteness ({detail}). The Sherman–Morrison recursion "
         "accumulates round-off when Σ_t is very ill-conditioned (tiny noise_sd, huge prior_var "
         "or huge actions); refusing to sample from it. Rescale the problem, increase noise_sd, "
@@ -105,8 +109,9 @@ class LinearEnsemblePP:
     def __init__(self, d, M, *, prior_var=1.0, noise_sd=1.0, index="gaussian",
                  perturbation="gaussian", init="random", rng=None, prior_mean=None, s=2,
                  perturbation_scale=1.0):
-        self.d = check_int("d", d, lo=1)
-        self.M = check_int("M", M, lo=1)
+        self.d = check_int("d", d, lo=1, hi=MAX_D)
+        self.M = check_int("M", M, lo=1, hi=MAX_M)
+        check_cells("the d × M factor", self.d, self.M)
         self.prior_var = check_real("prior_var", prior_var, lo=0.0, lo_open=True)
         self.noise_sd = check_real("noise_sd", noise_sd, lo=0.0, lo_open=True)
         self.index = check_choice("index", index, INDEX_FAMILIES)
@@ -120,7 +125,7 @@ class LinearEnsemblePP:
             raise TypeError("rng is required (a Generator, SeedSequence or int seed): it draws "
                             "the start B and the perturbations z_t; randomness is never implicit")
         self._rng = as_generator(rng)
-        self.s = check_int("s", s, lo=1)
+        self.s = check_int("s", s, lo=1, hi=MAX_M)
         self.perturbation_scale = check_real("perturbation_scale", perturbation_scale, lo=0.0,
                                              lo_open=True)
         if prior_mean is None:
@@ -143,6 +148,10 @@ class LinearEnsemblePP:
         self._mu0 = mu0.copy()
         self.t = 0
         self._seen_z: set[bytes] = set()
+        # a repeated z is evidence of reuse only for laws without atoms: the Gaussian law for
+        # every M and the sphere law for M ≥ 2 (Unif(S⁰) = {−1, +1} is a two-point law)
+        self._atomless = self.perturbation == "gaussian" or (self.perturbation == "sphere"
+                                                             and self.M >= 2)
 
     # ------------------------------------------------------------------ state
     @property
@@ -182,6 +191,7 @@ class LinearEnsemblePP:
         if zeta is None:
             if rng is None:
                 raise TypeError("sample() needs rng (Generator/SeedSequence/int) or zeta")
+            rng = as_generator(rng)
             zeta = sample_index(self.index, self.M, rng, s=self.s)
         else:
             zeta = check_finite_array("zeta", zeta, ndim=1)
@@ -191,7 +201,9 @@ class LinearEnsemblePP:
 
     def sample_many(self, rng, n: int) -> np.ndarray:
         """``n`` samples as an ``(n, d)`` array."""
-        n = check_int("n", n, lo=0)
+        n = check_int("n", n, lo=0, hi=MAX_N)
+        check_cells("n samples of dimension d (and their indices)", n, max(self.d, self.M))
+        rng = as_generator(rng)
         Z = sample_index(self.index, self.M, rng, size=n, s=self.s)
         return self._mu[None, :] + Z @ self._A.T
 
@@ -200,11 +212,18 @@ class LinearEnsemblePP:
         r"""Incorporate the observation ``y`` at action ``x`` (rank-one, O(d² + dM)).
 
         ``z`` (shape ``(M,)``) overrides the perturbation; by default a fresh
-        one is drawn here, after ``x`` is known.  For the continuous laws
-        (``gaussian``, ``sphere``) a user-supplied ``z`` that was already used
-        is refused: reusing perturbations breaks the independence the
-        sequential JL argument needs (theory ``ensemble.md#failure-modes``).  For the discrete laws a
-        repeated value is legitimate and cannot be told from reuse.
+        one is drawn here, after ``x`` is known.
+
+        The one check that remains on a user-supplied ``z`` is the reuse check,
+        and only where it can be right: for a law *without atoms* — ``gaussian``
+        (any M) and ``sphere`` with M ≥ 2 — an exact repeat has probability 0,
+        so a ``z`` that was already used is refused (reusing perturbations
+        breaks the independence the sequential JL argument needs, theory
+        ``ensemble.md#failure-modes``).  For a law *with atoms* a repeat is
+        legitimate and cannot be told from reuse, so it is accepted: the
+        discrete laws (``cube``, ``signed_coord``, ``sparse``) and ``sphere``
+        at M = 1, where Unif(S⁰) is the two-point law {−1, +1} and every draw
+        repeats an earlier one with probability ≥ 1/2 from the second round on.
         """
         x = check_finite_array("x", x, ndim=1)
         if x.shape != (self.d,):
@@ -217,21 +236,31 @@ class LinearEnsemblePP:
             if z.shape != (self.M,):
                 raise ValueError(f"z must have shape ({self.M},), got {z.shape}")
             key = z.tobytes()
-            # exact repeats have probability 0 only for continuous laws; for the discrete
-            # families (cube, signed_coord, sparse) a repeat is legitimate and not flagged.
-            if self.perturbation in ("gaussian", "sphere") and key in self._seen_z:
+            # exact repeats have probability 0 only for atomless laws (see the docstring); for the
+            # discrete families and the sphere at M = 1 ({−1, +1}) a repeat is legitimate.
+            if self._atomless and key in self._seen_z:
                 raise ValueError("perturbation z was already used in an earlier update: reusing "
                                  "z breaks the fresh-perturbation (predictability) assumption "
                                  "and A_t A_tᵀ no longer tracks Σ_t (docs/theory/ensemble.md#failure-modes)")
-            self._seen_z.add(key)
+            if self._atomless:
+                self._seen_z.add(key)
         z = z * self.perturbation_scale
         sigma = self.noise_sd
         x = np.ascontiguousarray(x, dtype=float)
         g = _blas.dsymv(1.0, self._Sigma, x)                 # Σ_{t−1} x (upper triangle)
-        q = float(x @ g)
+        with np.errstate(over="ignore", invalid="ignore"):
+            q = float(x @ g)
+        if math.isinf(q) and math.isfinite(float(np.max(np.abs(self._Sigma)))):
+            raise ValueError(f"x is too large: xᵀΣx overflows float64 at round {self.t + 1}; "
+                             "rescale the actions")
         if not math.isfinite(q) or (q <= 0.0 and np.any(x != 0.0)):
             raise _pd_error("Σ_t", f"xᵀΣx = {q!r} for a nonzero x at round {self.t + 1}")
         c = sigma * sigma + q
+        with np.errstate(over="ignore", invalid="ignore"):
+            mu_new = self._mu + g * ((y - float(x @ self._mu)) / c)
+        if not np.all(np.isfinite(mu_new)):
+            raise ValueError(f"x {x.tolist() if x.size <= 8 else '(…)'} and y = {y!r} overflow the "
+                             "posterior mean (float64); rescale the actions and rewards")
         # Σ_t = Σ_{t−1} − g gᵀ/c, A_t = A_{t−1} + (g/c)(σ z − A_{t−1}ᵀ x)ᵀ: in place, BLAS-2
         # (dger on the full array: scipy's dsyr wrapper measured 1000× slower; dsymv and
         # the cov property read the upper triangle only, so rounding asymmetry is harmless)
@@ -239,7 +268,7 @@ class LinearEnsemblePP:
         dg = np.diagonal(self._Sigma)
         if not np.all(dg > 0.0):
             raise _pd_error("Σ_t", f"diagonal entry {float(dg.min())!r} ≤ 0 after round {self.t + 1}")
-        self._mu += g * ((y - float(x @ self._mu)) / c)
+        self._mu[:] = mu_new
         r = sigma * z - _blas.dgemv(1.0, self._A, x, trans=1)
         _blas.dger(1.0 / c, g, r, a=self._A, overwrite_a=1)
         self.t += 1

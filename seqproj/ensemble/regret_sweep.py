@@ -28,10 +28,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from proofs_check.engine.experiment import Experiment
-from proofs_check.engine.validate import check_choice, check_int, check_real
+from proofs_check.engine.validate import (as_generator, check_finite_array, check_instance,
+                                          check_int, check_open_unit, check_real, shown)
+from ._limits import check_choice
 
+from ._limits import (MAX_D, MAX_K, MAX_M, MAX_N, MAX_T, check_cells, check_int_sequence,
+                      check_mapping)
 from .agents import EnsemblePP, ExactTS, Greedy, LinUCB
-from .bandits import cumulative_regrets
+from .bandits import BanditResult, cumulative_regrets
+from .index_families import INDEX_FAMILIES, PERTURBATION_FAMILIES
 from .environments import FiniteArmEnv
 
 __all__ = ["SWEEP_FAMILIES", "sweep_ms", "sweep_agents", "family_label", "curve_labels", "curve_times",
@@ -46,20 +51,45 @@ SWEEP_FAMILIES = (("gaussian", "gaussian"), ("sphere", "sphere"), ("cube", "cube
 
 def sweep_ms(d: int) -> tuple:
     """Ensemble sizes of the sweep: powers of two and d, 2d, 4d, 8d, up to 8d."""
-    d = check_int("d", d, lo=1)
+    d = check_int("d", d, lo=1, hi=MAX_D)
     ms = {2**k for k in range(0, 20) if 2**k <= 8 * d} | {d, 2 * d, 4 * d, 8 * d}
     return tuple(sorted(ms))
 
 
+def _check_ms(ms) -> tuple:
+    return check_int_sequence("ms", ms, lo=1, hi=MAX_M, max_len=1000)
+
+
+def _check_families(families) -> tuple:
+    """``families`` as a tuple of (index, perturbation) pairs of known families."""
+    if isinstance(families, (str, bytes, dict)) or not hasattr(families, "__iter__"):
+        raise TypeError(f"families must be a sequence of (index, perturbation) pairs, got "
+                        f"{shown(families)}")
+    out = []
+    for pair in families:
+        if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
+            raise TypeError(f"families entries must be (index, perturbation) pairs, got {shown(pair)}")
+        out.append((check_choice("families index", pair[0], INDEX_FAMILIES),
+                    check_choice("families perturbation", pair[1], PERTURBATION_FAMILIES)))
+        if len(out) > 100:
+            raise ValueError("families must hold at most 100 pairs")
+    if not out:
+        raise ValueError("families must not be empty")
+    return tuple(out)
+
+
 def sweep_agents(d: int, *, families=SWEEP_FAMILIES, ms=None) -> tuple:
     """TS, LinUCB, Greedy, then Ensemble++ for every family and M (lock-step set)."""
-    ms = sweep_ms(d) if ms is None else tuple(ms)
+    ms = sweep_ms(d) if ms is None else _check_ms(ms)
+    families = _check_families(families)
     return (ExactTS(), LinUCB(), Greedy()) + tuple(EnsemblePP(M, i, p) for i, p in families
                                                     for M in ms)
 
 
 def family_label(index: str, perturbation: str) -> str:
     """Family part of an :class:`EnsemblePP` label (``"gaussian"``, ``"ES"`` …)."""
+    check_choice("index", index, INDEX_FAMILIES)
+    check_choice("perturbation", perturbation, PERTURBATION_FAMILIES)
     return EnsemblePP(1, index, perturbation).label.split("[")[0]
 
 
@@ -100,14 +130,18 @@ def smallest_m_within(result, index: str, perturbation: str, *, margin: float = 
     larger grid M are within the margin; ``rule="first"``: the first grid M within
     the margin (optimistic: one lucky crossing suffices).
     """
-    margin = check_real("margin", margin, lo=0.0)
+    check_instance("result", result, (RegretSweep, BanditResult))
+    margin = check_real("margin", margin, lo=0.0, hi=1e6)
     check_choice("rule", rule, ("from_which_on", "first"))
+    level = check_open_unit("level", level)
+    n_boot = check_int("n_boot", n_boot, lo=1, hi=10_000_000)
+    seed = check_int("seed", seed, lo=0)
     fam = family_label(index, perturbation)
     pairs = [(int(lab.split("M=")[1].split("]")[0].split(",")[0]), i)
              for i, lab in enumerate(result.labels)
              if lab.startswith(fam + "[") and ",haar" not in lab]
     if not pairs:
-        raise ValueError(f"no agent of family {fam!r} in the result")
+        raise ValueError(f"no agent of family {fam!r} in the result (arguments index, perturbation)")
     pairs.sort()
     ms = tuple(m for m, _ in pairs)
     F = result.final[[i for _, i in pairs]]          # (n_M, n_reps)
@@ -140,12 +174,25 @@ def smallest_m_within(result, index: str, perturbation: str, *, margin: float = 
 def smallest_m_on_grid(ms, final_means, ts_mean, margin):
     """The smallest grid M from which on (it and every larger grid M) the mean
     final regret is ≤ (1 + margin)·TS, or ``math.nan`` when the criterion is
-    not met at the largest grid M (**censored**: "not reached on the grid" is
-    not a number and is never replaced by one)."""
-    good = np.asarray(final_means) <= (1.0 + margin) * ts_mean
+    not met at the largest grid M, ``None`` (**censored**: "not reached on the
+    grid" is not a number and is never replaced by one; :func:`smallest_m_per_d`
+    records it as NaN).  ``ms`` is an increasing sequence of ensemble sizes,
+    ``final_means`` one finite mean regret per grid M, ``ts_mean`` and
+    ``margin ≥ 0`` finite reals."""
+    ms = _check_ms(ms)
+    if any(b <= a for a, b in zip(ms, ms[1:])):
+        raise ValueError(f"ms must be strictly increasing, got {shown(ms)}")
+    final_means = check_finite_array("final_means", final_means, ndim=1)
+    if final_means.shape != (len(ms),):
+        raise ValueError(f"final_means must have one entry per grid M ({len(ms)}), got shape "
+                         f"{final_means.shape}")
+    ts_mean = check_real("ts_mean", ts_mean)
+    margin = check_real("margin", margin, lo=0.0, hi=1e6)
+    with np.errstate(over="ignore"):
+        good = final_means <= (1.0 + margin) * ts_mean
     bad = np.nonzero(~good)[0]
     first = 0 if bad.size == 0 else int(bad[-1]) + 1
-    return float(ms[first]) if first < len(ms) else math.nan
+    return float(ms[first]) if first < len(ms) else None
 
 
 # ---------------------------------------------------------------------------
@@ -155,14 +202,14 @@ def smallest_m_on_grid(ms, final_means, ts_mean, margin):
 def curve_labels(d: int) -> tuple:
     """The agents whose cumulative-regret curves the sweep keeps: TS, four families at M = 8d,
     LinUCB and greedy."""
-    M = 8 * check_int("d", d, lo=1)
+    M = 8 * check_int("d", d, lo=1, hi=MAX_D)
     return ("TS", f"gaussian[M={M}]", f"sphere[M={M}]", f"ES[M={M}]", f"signed_coord[M={M}]",
             "LinUCB", "Greedy")
 
 
 def curve_times(T: int) -> np.ndarray:
     """The rounds at which the sweep keeps cumulative regret: every ``max(1, T // 200)``-th."""
-    every = max(1, check_int("T", T, lo=1) // 200)
+    every = max(1, check_int("T", T, lo=1, hi=MAX_T) // 200)
     return np.arange(every, T + 1, every)
 
 
@@ -175,6 +222,11 @@ def sweep_trials(rng, n, *, d, K, T, ms=None) -> dict:
     (:func:`~seqproj.ensemble.cumulative_regrets`), so the numbers equal those
     of :func:`~seqproj.ensemble.run_bandit` with the same seed and chunk size.
     """
+    rng = as_generator(rng)
+    n = check_int("n", n, lo=0, hi=MAX_N)
+    d = check_int("d", d, lo=1, hi=MAX_D)
+    K = check_int("K", K, lo=1, hi=MAX_K)
+    T = check_int("T", T, lo=1, hi=MAX_T)
     agents = sweep_agents(d, ms=ms)
     labels = [a.label for a in agents]
     picks = [labels.index(lab) for lab in curve_labels(d) if lab in labels]
@@ -185,10 +237,12 @@ def sweep_trials(rng, n, *, d, K, T, ms=None) -> dict:
 def finite_sweep(d: int, *, K: int = 1000, T: int = 2000, ms=None, chunk_size: int = 5) -> Experiment:
     """The finite-arm sweep at dimension ``d`` as an experiment (id
     ``ensemble.regret.finite.d<d>``; a smaller ``K``/``T``/``ms`` gets its own id)."""
-    d = check_int("d", d, lo=1)
-    K = check_int("K", K, lo=1)
-    T = check_int("T", T, lo=1)
-    ms = sweep_ms(d) if ms is None else tuple(int(m) for m in ms)
+    d = check_int("d", d, lo=1, hi=MAX_D)
+    K = check_int("K", K, lo=1, hi=MAX_K)
+    T = check_int("T", T, lo=1, hi=MAX_T)
+    ms = sweep_ms(d) if ms is None else _check_ms(ms)
+    chunk_size = check_int("chunk_size", chunk_size, lo=1, hi=MAX_N)
+    check_cells("the sweep's regrets of one chunk", chunk_size, T, 3 + len(SWEEP_FAMILIES) * len(ms))
     full = (K, T, ms) == (1000, 2000, sweep_ms(d))
     eid = f"ensemble.regret.finite.d{d}" + ("" if full else f".K{K}.T{T}.M{'-'.join(map(str, ms))}")
     return Experiment(id=eid, fn=functools.partial(sweep_trials, d=d, K=K, T=T, ms=ms),
@@ -206,8 +260,20 @@ def final_gap(stats, *, d: int, label: str, margin: float, ms=None) -> np.ndarra
     """Per repetition ``R_label − (1 + margin)·R_TS`` from the sweep's ``final`` statistic
     (the paired differences of the regret claims)."""
     labels = [a.label for a in sweep_agents(d, ms=ms)]
-    fin = np.asarray(stats["final"], dtype=float)
-    return fin[:, labels.index(label)] - (1.0 + margin) * fin[:, labels.index("TS")]
+    check_instance("label", label, str)
+    if label not in labels:
+        raise ValueError(f"label {shown(label)} is not an agent of the sweep at d = {d}")
+    margin = check_real("margin", margin, lo=0.0, hi=1e6)
+    stats = check_mapping("stats", stats, ("final",))
+    fin = check_finite_array("stats['final']", stats["final"], ndim=2)
+    if fin.shape[1] != len(labels):
+        raise ValueError(f"stats['final'] must have {len(labels)} columns (one per agent of the "
+                         f"sweep at d = {d}), got shape {fin.shape}")
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = fin[:, labels.index(label)] - (1.0 + margin) * fin[:, labels.index("TS")]
+    if not np.all(np.isfinite(out)):
+        raise ValueError("stats['final'] entries are too large: the gap overflows float64")
+    return out
 
 
 @dataclass(frozen=True)
@@ -283,6 +349,9 @@ def smallest_m_trials(rng, n, *, ds, K, T, n_inner) -> dict:
     TS and Gaussian Ensemble++ over :data:`MSTAR_GRID` (≤ 8d) on common random numbers.
     Statistic ``mean_final_d<d>`` (``n × (1 + n_M)``): the replicate's mean final regret of
     TS, then of each grid M."""
+    rng = as_generator(rng)
+    n = check_int("n", n, lo=0, hi=MAX_N)
+    ds, K, T, n_inner = _check_smallest_m(ds, K, T, n_inner)
     out = {f"mean_final_d{d}": np.empty((n, 1 + len(_mstar_ms(d)))) for d in ds}
     for r in range(n):
         for d in ds:
@@ -292,10 +361,20 @@ def smallest_m_trials(rng, n, *, ds, K, T, n_inner) -> dict:
     return out
 
 
+def _check_smallest_m(ds, K, T, n_inner):
+    ds = check_int_sequence("ds", ds, lo=1, hi=MAX_D, max_len=100)
+    K = check_int("K", K, lo=1, hi=MAX_K)
+    T = check_int("T", T, lo=1, hi=MAX_T)
+    n_inner = check_int("n_inner", n_inner, lo=1, hi=MAX_N)
+    check_cells("n_inner × agents × T regrets", n_inner, T, 1 + len(MSTAR_GRID))
+    return ds, K, T, n_inner
+
+
 def smallest_m_experiment(ds=(4, 8, 16, 32), *, K: int = 100, T: int = 500, n_inner: int = 30,
                           chunk_size: int = 1) -> Experiment:
     """The smallest-M replicates as an experiment (id ``ensemble.regret.smallest_m``)."""
-    ds = tuple(check_int("d", d, lo=1) for d in ds)
+    ds, K, T, n_inner = _check_smallest_m(ds, K, T, n_inner)
+    chunk_size = check_int("chunk_size", chunk_size, lo=1, hi=MAX_N)
     return Experiment(id="ensemble.regret.smallest_m",
                       fn=functools.partial(smallest_m_trials, ds=ds, K=K, T=T, n_inner=n_inner),
                       chunk_size=chunk_size,
@@ -311,9 +390,16 @@ SMALLEST_M = smallest_m_experiment()
 def smallest_m_per_d(stats, *, ds, margin: float) -> np.ndarray:
     """Per replicate and d the smallest grid M from which on Gaussian Ensemble++ is within
     ``margin`` of TS (:func:`smallest_m_on_grid`; NaN = censored), shape ``(n, len(ds))``."""
+    ds = check_int_sequence("ds", ds, lo=1, hi=MAX_D, max_len=100)
+    margin = check_real("margin", margin, lo=0.0, hi=1e6)
+    stats = check_mapping("stats", stats, [f"mean_final_d{d}" for d in ds])
     cols = []
     for d in ds:
-        fin = np.asarray(stats[f"mean_final_d{d}"], dtype=float)
         ms = _mstar_ms(d)
-        cols.append([smallest_m_on_grid(ms, row[1:], row[0], margin) for row in fin])
-    return np.asarray(cols, dtype=float).T
+        fin = check_finite_array(f"stats['mean_final_d{d}']", stats[f"mean_final_d{d}"], ndim=2)
+        if fin.shape[1] != 1 + len(ms):
+            raise ValueError(f"stats['mean_final_d{d}'] must have {1 + len(ms)} columns (TS and "
+                             f"each grid M), got shape {fin.shape}")
+        col = [smallest_m_on_grid(ms, row[1:], row[0], margin) for row in fin]
+        cols.append([math.nan if m is None else m for m in col])
+    return np.asarray(cols, dtype=float).T.reshape(-1, len(ds))

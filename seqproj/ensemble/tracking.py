@@ -24,7 +24,12 @@ import numpy as np
 
 from proofs_check.engine.blas import single_threaded_blas
 from proofs_check.engine.experiment import Experiment
-from proofs_check.engine.validate import as_generator, check_choice, check_int
+from proofs_check.engine.validate import (as_generator, check_bool, check_finite_array,
+                                          check_instance, check_int, shown)
+from ._limits import check_choice
+
+from ._limits import (MAX_D, MAX_K, MAX_M, MAX_N, MAX_T, check_cells, check_int_sequence,
+                      check_mapping)
 
 from .index_families import sample_perturbation
 from .posterior_factor import LinearEnsemblePP, _pd_error
@@ -35,21 +40,59 @@ __all__ = ["tracking_error", "sup_tracking_error", "sup_error_trials", "tracking
 
 
 def _whiten(Sigma, A) -> np.ndarray:
-    """:math:`L^{-1}A` with :math:`LL^\\top = \\Sigma` (raises ``RuntimeError`` if Σ is not PD)."""
+    r""":math:`L^{-1}A` with :math:`LL^\top = \Sigma` (raises :class:`NotPositiveDefiniteError`,
+    a ``ValueError`` and a ``RuntimeError``, if Σ is not PD)."""
     try:
         L = np.linalg.cholesky(Sigma)
     except np.linalg.LinAlgError:
         lam = float(np.linalg.eigvalsh(Sigma)[0])
-        raise _pd_error("Σ", f"Cholesky failed, smallest eigenvalue {lam:.3e}") from None
-    return np.linalg.solve(L, A)
+        raise _pd_error("Σ (argument Sigma)", f"Cholesky failed, smallest eigenvalue {lam:.3e}") from None
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        Wm = np.linalg.solve(L, A)
+    if not np.all(np.isfinite(Wm)):
+        raise ValueError("Sigma and A are too far apart in scale: Σ^(-1/2) A overflows float64")
+    return Wm
+
+
+def _symmetric(S) -> bool:
+    """Symmetric up to round-off (1e-6 of the largest entry: the inverse of an ill-conditioned
+    matrix is asymmetric at that level; the Cholesky reads one triangle)."""
+    return bool(np.max(np.abs(S - S.T), initial=0.0) <= 1e-6 * np.max(np.abs(S), initial=0.0))
+
+
+def _check_pair(Sigma, A):
+    """Validated ``(Sigma, A)``: finite 2-d float arrays, Σ symmetric d × d, A d × M, bounded d."""
+    Sigma = check_finite_array("Sigma", Sigma, ndim=2)
+    A = check_finite_array("A", A, ndim=2)
+    d, M = A.shape
+    if d < 1 or M < 1:
+        raise ValueError(f"A must have at least one row and one column, got shape {A.shape}")
+    if d > MAX_D:
+        raise ValueError(f"A must have at most {MAX_D} rows (the dimension d), got {d}")
+    if Sigma.shape != (d, d):
+        raise ValueError(f"Sigma must have shape ({d}, {d}) to match A {A.shape}, got {Sigma.shape}")
+    if not _symmetric(Sigma):
+        raise ValueError("Sigma must be symmetric (a covariance), got an asymmetric matrix")
+    return Sigma, A
+
+
+def _whitened_eigs(Sigma, A) -> tuple:
+    """``(Wm, eigenvalues of Wm Wmᵀ)``; refuses a product that overflows."""
+    Wm = _whiten(Sigma, A)
+    with np.errstate(over="ignore", invalid="ignore"):
+        G = Wm @ Wm.T
+    if not np.all(np.isfinite(G)):
+        raise ValueError("A is too large relative to Sigma: Σ^(-1/2) A Aᵀ Σ^(-1/2) overflows float64")
+    return Wm, np.linalg.eigvalsh(G)
 
 
 def tracking_error(Sigma, A) -> float:
     r""":math:`\|\Sigma^{-1/2}AA^\top\Sigma^{-1/2} - I\|_{op}` (theory ``ensemble.md#tracking``),
     computed as :math:`\|L^{-1}AA^\top L^{-\top} - I\|` with :math:`LL^\top = \Sigma` (a
-    similar matrix; same eigenvalues)."""
-    Wm = _whiten(np.asarray(Sigma, float), np.asarray(A, float))
-    ev = np.linalg.eigvalsh(Wm @ Wm.T)
+    similar matrix; same eigenvalues).  ``Sigma`` must be a symmetric positive-definite
+    ``d × d`` array (else ``ValueError``), ``A`` a finite ``d × M`` array."""
+    Sigma, A = _check_pair(Sigma, A)
+    _, ev = _whitened_eigs(Sigma, A)
     return float(max(abs(ev[0] - 1.0), abs(ev[-1] - 1.0)))
 
 
@@ -71,12 +114,15 @@ def sup_tracking_error(d, M, T, rng, *, K=100, index="gaussian", perturbation="g
     N(0, I/M)").  ``every`` evaluates the error every ``every`` rounds (1 =
     exact sup).  Returns a float.
     """
-    d = check_int("d", d, lo=1)
-    M = check_int("M", M, lo=1)
-    T = check_int("T", T, lo=0)
-    K = check_int("K", K, lo=1)
-    every = check_int("every", every, lo=1)
+    d = check_int("d", d, lo=1, hi=MAX_D)
+    M = check_int("M", M, lo=1, hi=MAX_M)
+    T = check_int("T", T, lo=0, hi=MAX_T)
+    K = check_int("K", K, lo=1, hi=MAX_K)
+    check_cells("the d × M factor", d, M)
+    check_cells("the K × d arms", K, d)
+    every = check_int("every", every, lo=1, hi=MAX_T)
     check_choice("play", play, ("agent", "lookahead"))
+    reuse_z = check_bool("reuse_z", reuse_z)
     rng = as_generator(rng)
     with single_threaded_blas():
         return _sup_tracking_error(d, M, T, rng, K, index, perturbation, init, prior_var, noise_sd,
@@ -118,6 +164,38 @@ def _sup_tracking_error(d, M, T, rng, K, index, perturbation, init, prior_var, n
 # the tracking experiments: read by the ensemble.tracking.* claims and the figures
 # ---------------------------------------------------------------------------
 
+_SIZE_LIMITS = {"M": MAX_M, "T": MAX_T, "d": MAX_D}
+_FIXED_KEYS = {"d", "M", "T", "M_per_d", "K", "index", "perturbation", "prior_var", "noise_sd", "play",
+               "reuse_z", "perturbation_scale", "every"}
+
+
+def _check_design(vary, grid, fixed, starts):
+    """Validated ``(vary, grid, fixed, starts)`` of the tracking experiments."""
+    check_choice("vary", vary, ("M", "T", "d"))
+    grid = check_int_sequence("grid", grid, lo=0 if vary == "T" else 1, hi=_SIZE_LIMITS[vary],
+                              max_len=1000)
+    check_instance("fixed", fixed, dict)
+    unknown = sorted(set(map(str, fixed)) - _FIXED_KEYS)
+    if unknown:
+        raise ValueError(f"fixed has unknown entries {unknown}; allowed: {sorted(_FIXED_KEYS)}")
+    need = {"T", "M_per_d"} if vary == "d" else ({"d", "M", "T"} - {vary})
+    missing = sorted(need - set(fixed))
+    if missing:
+        raise ValueError(f"fixed lacks {missing} (vary={vary!r})")
+    if vary == "d":
+        check_int("fixed['M_per_d']", fixed["M_per_d"], lo=1, hi=MAX_M)
+        if max(grid) * int(fixed["M_per_d"]) > MAX_M:
+            raise ValueError(f"fixed['M_per_d'] × max(grid) must be at most {MAX_M}")
+    if isinstance(starts, str) or not hasattr(starts, "__iter__"):
+        raise TypeError(f"starts must be a sequence of 'random'/'haar', got {shown(starts)}")
+    starts = tuple(starts)
+    if not starts:
+        raise ValueError("starts must not be empty")
+    for start in starts:
+        check_choice("starts", start, ("random", "haar"))
+    return vary, grid, dict(fixed), starts
+
+
 def sup_error_trials(rng, n, *, vary: str, grid, fixed, starts=("random",)) -> dict:
     """``n`` independent replicates of :func:`sup_tracking_error` over a grid.
 
@@ -128,9 +206,10 @@ def sup_error_trials(rng, n, *, vary: str, grid, fixed, starts=("random",)) -> d
     the other arguments of :func:`sup_tracking_error`.  Returns one statistic per
     start, shape ``(n, len(grid))``.
     """
-    check_choice("vary", vary, ("M", "T", "d"))
-    for start in starts:
-        check_choice("starts", start, ("random", "haar"))
+    rng = as_generator(rng)
+    n = check_int("n", n, lo=0, hi=MAX_N)
+    vary, grid, fixed, starts = _check_design(vary, grid, fixed, starts)
+    check_cells("n × len(grid) × len(starts) statistics", n, len(grid), len(starts))
     out = {start: np.empty((n, len(grid))) for start in starts}
     for r in range(n):
         seed = int(rng.integers(0, 2**63))
@@ -153,9 +232,12 @@ def tracking_experiment(vary: str, grid, fixed, *, starts=("random",), name: str
                         chunk_size: int = 1) -> Experiment:
     """:func:`sup_error_trials` as an experiment, id ``ensemble.tracking.vs_<vary>`` (or
     ``ensemble.tracking.<name>``)."""
-    grid = tuple(int(v) for v in grid)
-    fixed = dict(fixed)
-    starts = tuple(starts)
+    vary, grid, fixed, starts = _check_design(vary, grid, fixed, starts)
+    if name is not None:
+        check_instance("name", name, str)
+        if not name or not name.replace("_", "").replace(".", "").isalnum():
+            raise ValueError(f"name must be a non-empty identifier, got {shown(name)}")
+    chunk_size = check_int("chunk_size", chunk_size, lo=1, hi=MAX_N)
     return Experiment(id=f"ensemble.tracking.{name or 'vs_' + vary}",
                       fn=functools.partial(sup_error_trials, vary=vary, grid=grid, fixed=fixed,
                                            starts=starts),
@@ -176,10 +258,23 @@ TRACKING_VS_T = tracking_experiment("T", (100, 300, 1000, 3000), {"d": 10, "M": 
 
 def sup_errors(stats, *, start: str = "random") -> np.ndarray:
     """The ``(n, len(grid))`` sup errors of one start (a claim's ``reduce``)."""
-    return np.asarray(stats[start], dtype=float)
+    check_choice("start", start, ("random", "haar"))
+    stats = check_mapping("stats", stats, (start,))
+    return check_finite_array(f"stats[{start!r}]", stats[start], ndim=2)
 
 
 def haar_minus_random(stats, *, column: int) -> np.ndarray:
     """Per replicate sup error (Haar start) − sup error (random start) at grid ``column``
     (paired: the same seed for both starts)."""
-    return np.asarray(stats["haar"], float)[:, column] - np.asarray(stats["random"], float)[:, column]
+    stats = check_mapping("stats", stats, ("haar", "random"))
+    haar = check_finite_array("stats['haar']", stats["haar"], ndim=2)
+    rand = check_finite_array("stats['random']", stats["random"], ndim=2)
+    if haar.shape != rand.shape:
+        raise ValueError(f"stats['haar'] and stats['random'] must have one shape, got {haar.shape} "
+                         f"and {rand.shape}")
+    column = check_int("column", column, lo=-haar.shape[1], hi=haar.shape[1] - 1)
+    with np.errstate(over="ignore"):
+        out = haar[:, column] - rand[:, column]
+    if not np.all(np.isfinite(out)):
+        raise ValueError("stats entries are too large: their difference overflows float64")
+    return out

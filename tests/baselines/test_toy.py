@@ -118,8 +118,8 @@ def test_intervals_match_scipy():
         ref = stats.ttest_ind(x, y, equal_var=False).confidence_interval(level)
         assert (d, lo, hi) == pytest.approx((x.mean() - y.mean(), ref.low, ref.high), abs=1e-12)
     assert diff_interval([1.0, 1.0], [0.0, 0.0]) == (1.0, 1.0, 1.0)  # zero spread: a point
-    m, lo, hi = mean_interval([2.0])
-    assert m == 2.0 and np.isnan(lo) and np.isnan(hi)
+    m, lo, hi = mean_interval([2.0])  # zero degrees of freedom: the whole line, not NaN (issue 14)
+    assert (m, lo, hi) == (2.0, -np.inf, np.inf)
     assert set(TOY_KINDS) == {"none", "mean", "rloo", "global_bstar", "otb"}
 
 

@@ -42,18 +42,26 @@ def test_quick_identity_claims_hold(cid):
 
 
 def test_smallest_m_censoring_is_never_a_value():
-    """'Not reached on the grid' is NaN (censored), never a number that a fit could use."""
+    """'Not reached on the grid' is ``None`` from :func:`smallest_m_on_grid` and NaN in the
+    claim's reduce (censored), never a number that a fit could use."""
     import math
 
-    from seqproj.ensemble import smallest_m_on_grid
+    import numpy as np
+
+    from seqproj.ensemble import smallest_m_on_grid, smallest_m_per_d
 
     ms = (1, 2, 4, 8)
     ts = 100.0
     assert smallest_m_on_grid(ms, [130, 105, 108, 109], ts, 0.10) == 2
     assert smallest_m_on_grid(ms, [105, 130, 108, 109], ts, 0.10) == 4    # from which on
     assert smallest_m_on_grid(ms, [100, 100, 100, 100], ts, 0.10) == 1
-    assert math.isnan(smallest_m_on_grid(ms, [100, 100, 100, 111], ts, 0.10))
-    assert math.isnan(smallest_m_on_grid(ms, [200, 200, 200, 200], ts, 0.10))
+    assert smallest_m_on_grid(ms, [100, 100, 100, 111], ts, 0.10) is None
+    assert smallest_m_on_grid(ms, [200, 200, 200, 200], ts, 0.10) is None
+    # d = 1: columns TS, then M ∈ 1, 2, 3, 4, 6, 8
+    stats = {"mean_final_d1": np.array([[100.0, 105, 108, 109, 109, 109, 109],
+                                        [100.0, 200, 200, 200, 200, 200, 200]])}
+    out = smallest_m_per_d(stats, ds=(1,), margin=0.10)
+    assert out.shape == (2, 1) and out[0, 0] == 1 and math.isnan(out[1, 0])
 
 
 def test_roles_and_expectations_are_declared():
