@@ -35,7 +35,8 @@ def render_markdown(results, figure_names, *, seed, alpha, quick, elapsed_s) -> 
 
     counts = {v: sum(r.verdict == v for r in results) for v in ("holds", "refuted", "inconclusive")}
     findings = [r for r in results if r.as_expected is not True]
-    missed = [r for r in results if r.as_expected is False]
+    missed = [r for r in results if r.as_expected is False and r.verdict != "inconclusive"]
+    unsettled = [r for r in results if r.as_expected is False and r.verdict == "inconclusive"]
     expected = [r for r in results if r.as_expected is True]
     lines = [
         "# theorycheck report",
@@ -43,7 +44,8 @@ def render_markdown(results, figure_names, *, seed, alpha, quick, elapsed_s) -> 
         f"Root seed {seed}, α = {alpha}, {'quick' if quick else 'default'} budgets; "
         f"{len(results)} claims: {counts['holds']} hold, {counts['refuted']} refuted, "
         f"{counts['inconclusive']} inconclusive; {len(expected)} reached their expected verdict, "
-        f"{len(missed)} did not; {elapsed_s:.0f} s (Python {platform.python_version()}).",
+        f"{len(missed)} contradicted it, {len(unsettled)} were not settled at this budget; "
+        f"{elapsed_s:.0f} s (Python {platform.python_version()}).",
         "",
         "What a verdict guarantees depends on how it was reached (column *guarantee*):",
         "",
@@ -58,9 +60,13 @@ def render_markdown(results, figure_names, *, seed, alpha, quick, elapsed_s) -> 
     header = ["| claim | kind | label | role | verdict | guarantee | evidence | s |",
               "|---|---|---|---|---|---|---|---|"]
     lines += [f"## Findings ({len(findings)})", "",
-              "Claims without an expected verdict, and claims that missed the verdict they were "
-              "expected to reach" + (f" (**{len(missed)} missed**: " + ", ".join(f"`{r.claim}`" for r in missed)
-                                     + ")" if missed else "") + ".", ""]
+              "Claims without an expected verdict, and claims that did not reach the verdict they "
+              "were expected to reach"
+              + (f" (**{len(missed)} contradicted**: " + ", ".join(f"`{r.claim}`" for r in missed) + ")"
+                 if missed else "")
+              + (f" ({len(unsettled)} inconclusive at this budget — their expected verdict is "
+                 f"reached at the default budget: " + ", ".join(f"`{r.claim}`" for r in unsettled) + ")"
+                 if unsettled else "") + ".", ""]
     lines += header + [_row(r) for r in findings]
     lines += ["", f"## As expected ({len(expected)})", "",
               "Controls and established statements that reached the verdict they must reach.", ""]
