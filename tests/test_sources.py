@@ -4,7 +4,6 @@ catalogue ``docs/claims.md`` is up to date."""
 import re
 from pathlib import Path
 
-import pytest
 
 import proofs_check as pc
 from proofs_check.catalogue import CATALOGUE, render_catalogue

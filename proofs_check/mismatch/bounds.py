@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ..policies import DEFAULT_MAX_BYTES, TabularPolicy, divergence_summary
-from ..engine.validate import check_choice, check_finite_array, check_int, check_real, shown
+from ..engine.validate import check_finite_array, check_int, check_real, shown
 from ..policies.tabular import check_option
 
 __all__ = ["BOUND_KEYS", "trm_bounds", "trm_bounds_from_policies", "pm_kl_closed_form", "RemainderCheck",

@@ -27,7 +27,7 @@ import numpy as np
 
 from proofs_check.policies.tabular import check_option
 from proofs_check.policies import TabularPolicy, check_reward, sample_responses, sequence_kl, sequence_log_probs
-from proofs_check.engine.validate import check_instance, as_generator, check_choice, check_finite_array, check_int, check_real
+from proofs_check.engine.validate import check_instance, as_generator, check_finite_array, check_int, check_real
 
 __all__ = ["exact_gradient", "sampled_gradient", "bf16_round", "SGDTrace", "run_sgd", "staleness_kl",
            "fisher_quadratic"]

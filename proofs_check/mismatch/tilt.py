@@ -34,7 +34,7 @@ from itertools import combinations
 import numpy as np
 from scipy.special import gammaln
 
-from ..engine.validate import check_choice, check_finite_array, check_int, check_real
+from ..engine.validate import check_finite_array, check_int, check_real
 from ..policies.tabular import check_option
 from .bounds import trm_bounds
 

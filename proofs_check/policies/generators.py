@@ -14,7 +14,7 @@ import math
 import numpy as np
 from scipy.special import logsumexp
 
-from ..engine.validate import check_instance, as_generator, check_choice, check_int, check_real
+from ..engine.validate import check_instance, as_generator, check_int, check_real
 from .tabular import DEFAULT_MAX_BYTES, TabularPolicy, _check_prob_vector, _log_softmax, check_option
 
 __all__ = ["GENERATORS", "uniform_mismatch", "sparse_mismatch", "low_probability_mismatch", "iid_tilt_pair",

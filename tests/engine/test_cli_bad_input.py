@@ -1,5 +1,4 @@
 """Sixty-odd bad invocations: each is one stderr line, exit 2, no traceback, nothing written."""
-import os
 
 import pytest
 
