@@ -6,26 +6,30 @@ Python API mirroring the command line::
     pc.claims()                                   # every registered claim
     r = pc.verify("selftest.dg_tail", seed=1)         # a frozen result
     r.verdict, r.to_dict()
+
+The engine is imported on first use, so ``import proofs_check`` is cheap.
 """
 from __future__ import annotations
 
-from .engine import Result, get_claim, verify_claim
-from .engine import claims as _claims
+from ._version import __version__
 
 __all__ = ["verify", "claims", "__version__"]
-
-__version__ = "0.1.0"
 
 
 def claims(pattern: str | None = None):
     """Every registered claim (sorted by id), optionally filtered by an id, prefix or glob."""
+    from .engine.registry import claims as _claims
+
     return _claims(pattern)
 
 
 def verify(claim_id: str, *, budget: int | None = None, seed: int = 0, alpha: float = 0.01,
            executor=None, workers: int | None = None, quick: bool = False, out=None,
-           resume: bool = False, method: str = "anytime") -> Result:
-    """Verify one claim by id; see :func:`proofs_check.engine.verify_claim`."""
+           resume: bool = False, method: str = "anytime"):
+    """Verify one claim by id; see :func:`proofs_check.engine.verify_claim` (returns a ``Result``)."""
+    from .engine.registry import get_claim
+    from .engine.verify import verify_claim
+
     return verify_claim(get_claim(claim_id), budget=budget, seed=seed, alpha=alpha,
                         executor=executor, workers=workers, quick=quick, out=out,
                         resume=resume, method=method)

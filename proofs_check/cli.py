@@ -45,7 +45,7 @@ def _int_arg(name, lo, hi=None):
 
 
 def _alpha(text):
-    from .engine.verify import MIN_ALPHA
+    from .engine.limits import MIN_ALPHA
 
     try:
         v = float(text)
@@ -73,7 +73,7 @@ def _folder(name):
 def build_parser() -> argparse.ArgumentParser:
     from .engine.executors import EXECUTORS
     from .engine.executors import MAX_WORKERS
-    from .engine.verify import MAX_BUDGET
+    from .engine.limits import MAX_BUDGET
 
     p = _Parser(prog="theorycheck", description="Check the mathematics of exploration and LLM-RL theory numerically.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)

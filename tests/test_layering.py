@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("proofs_check", "seqproj", "paper_figs")
+PACKAGES = ("proofs_check", "seqproj", "paper_figs", "theorycheck")
 
 #: Topic packages, most specific first (a module belongs to the first that prefixes it).
 TOPICS = ("seqproj.ensemble", "seqproj", "proofs_check.mismatch", "proofs_check.baselines",
@@ -21,7 +21,10 @@ TOPICS = ("seqproj.ensemble", "seqproj", "proofs_check.mismatch", "proofs_check.
 SUBSTRATE = ("proofs_check.policies", "proofs_check.logits", "proofs_check.strategies",
              "proofs_check.symbolic", "proofs_check.papers")
 TOP = ("proofs_check.cli", "proofs_check.report", "proofs_check.calibrate", "proofs_check.__main__",
-       "proofs_check.catalogue")
+       "proofs_check.catalogue", "proofs_check.provenance", "proofs_check.report_html", "proofs_check.pytest_plugin",
+       "theorycheck")
+#: The user-facing engine API (engine layer): the package facade, its version, declaring claims.
+ENGINE = ("proofs_check.engine", "proofs_check._version", "proofs_check.declare")
 LAYERS = ("engine", "substrate", "topic", "figures", "top")
 
 
@@ -34,7 +37,7 @@ def _starts(mod: str, prefixes) -> str | None:
 
 def layer_of(mod: str) -> tuple[int, str | None] | None:
     """(layer index, topic) of a project module; None for third-party modules."""
-    if mod == "proofs_check" or _starts(mod, ("proofs_check.engine",)):
+    if mod == "proofs_check" or _starts(mod, ENGINE):
         return 0, None                                  # the package facade re-exports the engine
     if _starts(mod, SUBSTRATE):
         return 1, None

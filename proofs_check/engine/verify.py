@@ -21,6 +21,7 @@ from .claims import Claim
 from .kinds import ScalingClaim
 from .experiment import as_arrays, experiment_chunks
 from .executors import Executor, make_executor
+from .limits import MAX_BUDGET, MIN_ALPHA
 from .results import Result
 from .runner import run_chunks
 from .store import ChunkStore, export_path, spot_check
@@ -31,10 +32,6 @@ __all__ = ["verify_claim", "verify_claims", "check_alpha", "check_budget", "chec
 METHODS = ("anytime", "fixed")
 
 
-#: The smallest verdict level accepted: 2/α must be a finite double with room to spare.
-MIN_ALPHA = 1e-12
-
-
 def check_alpha(alpha) -> float:
     """α in ``[MIN_ALPHA, 1)``."""
     a = check_open_unit("alpha", alpha)
@@ -43,10 +40,6 @@ def check_alpha(alpha) -> float:
                          f"precision), got {a!r}")
     return a
 
-
-#: The largest budget accepted (trials, cases, evaluations or replicates).  Far
-#: beyond what a machine runs in a year; larger values are refused at once.
-MAX_BUDGET = 10 ** 15
 
 
 def check_budget(budget) -> int:
