@@ -70,19 +70,48 @@ def _folder(name):
     return conv
 
 
+def _fail_on(text):
+    from .cli_format import parse_fail_on
+
+    try:
+        return parse_fail_on(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def fmt_opt(q):
+    from .cli_format import FORMATS
+
+    q.add_argument("--format", choices=FORMATS, default=None,
+                   help="table (terminal default), plain (pipes: one tab-separated line per row, never "
+                        "wrapped), markdown or json")
+
+
+def fail_on_opt(q):
+    from .cli_format import FAIL_ON
+
+    q.add_argument("--fail-on", type=_fail_on, default=(), metavar="LIST",
+                   help="exit with status 1 if any verdict meets one of these comma-separated "
+                        "conditions (for CI): " + "; ".join(f"{k} = {v}" for k, v in FAIL_ON.items()))
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .engine.executors import EXECUTORS
     from .engine.executors import MAX_WORKERS
     from .engine.limits import MAX_BUDGET
 
+    from ._version import __version__
+
     p = _Parser(prog="theorycheck", description="Check the mathematics of exploration and LLM-RL theory numerically.")
+    p.add_argument("--version", action="version", version=f"theorycheck {__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     q = sub.add_parser("list", help="list claims with kind, source and label")
     q.add_argument("pattern", nargs="?", help="claim id, dotted prefix (e.g. seqproj) or glob")
     q.add_argument("--paper", metavar="KEY", help="only claims citing this paper (see --papers)")
     q.add_argument("--papers", action="store_true", help="list the paper keys with title and URL")
-    q.add_argument("--json", action="store_true", help="one JSON object per line per claim")
+    q.add_argument("--json", action="store_true", help="one JSON object per line per claim (= --format json)")
+    fmt_opt(q)
 
     def run_opts(q, quick_help):
         q.add_argument("--seed", type=_int_arg("--seed", 0), default=0, help="root seed (default 0)")
@@ -105,10 +134,13 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--fixed", action="store_true",
                    help="probability claims: run the whole budget and decide by Clopper–Pearson "
                         "(default: anytime-valid early stopping)")
-    q.add_argument("--json", action="store_true", help="one JSON object per line per claim")
+    q.add_argument("--json", action="store_true", help="one JSON object per line per claim (= --format json)")
+    fmt_opt(q)
+    fail_on_opt(q)
 
     q = sub.add_parser("figs", help="build the paper figures (PDF, PNG and data)")
     q.add_argument("pattern", nargs="?", help="figure name or glob")
+    q.add_argument("--list", action="store_true", help="list the figures with their captions and claims; build nothing")
     q.add_argument("--out", type=_folder("--out"), default="figures", help="output folder (default figures)")
     q.add_argument("--quick", action="store_true", help="small, fast versions")
     q.add_argument("--seed", type=_int_arg("--seed", 0), default=0)
@@ -122,7 +154,9 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--out", type=_folder("--out"), default="theorycheck-report", help="report folder (default theorycheck-report)")
     q.add_argument("--rerender", action="store_true",
                    help="re-render OUT/report.md from OUT/results.jsonl without running anything")
-    q.add_argument("pattern", nargs="?", help="restrict to claims matching this id, prefix or glob")
+    q.add_argument("pattern", nargs="?", help="restrict to claims matching this id, prefix or glob "
+                                               "(and to the figures that support them)")
+    fail_on_opt(q)
     return p
 
 
@@ -142,102 +176,167 @@ def _progress(enabled: bool):
         yield prog
 
 
-def _tracker(prog, name):
+def _tracker(prog, name, tasks):
     if prog is None:
         return None
     task = prog.add_task(name, total=None)
+    tasks[name] = task
 
     def update(done, total):
         prog.update(task, completed=done, total=total)
     return update
 
 
-def _table(title, columns, rows):
-    from rich.console import Console
-    from rich.table import Table
+def _finish(prog, tasks, r):
+    """Close a claim's bar: a run that stopped before its budget says so instead of freezing."""
+    task = tasks.pop(r.claim, None)
+    if prog is None or task is None:
+        return
+    t = next((t for t in prog.tasks if t.id == task), None)
+    if t is not None and t.total and t.completed < t.total:
+        n = getattr(r, "n", None)
+        at = f" at n = {n:,}" if isinstance(n, int) else ""
+        prog.update(task, total=t.completed, description=f"{r.claim}: {r.verdict}, stopped early{at}")
+    else:
+        prog.update(task, description=f"{r.claim}: {r.verdict}")
 
-    t = Table(title=title, show_lines=False)
-    for i, c in enumerate(columns):
-        t.add_column(c, overflow="fold", no_wrap=i < 3)      # ids, kinds and labels never wrap
-    for r in rows:
-        t.add_row(*[str(x) for x in r])
-    Console().print(t)
+
+def _format(args) -> str:
+    from .cli_format import default_format
+
+    if getattr(args, "json", False):
+        return "json"
+    return args.format or default_format()
+
+
+def _select(pattern):
+    """Claims matching ``pattern``; a pattern matching nothing gets a "did you mean"."""
+    from .cli_format import suggest
+    from .engine import claims
+
+    found = claims(pattern)
+    if not found:
+        raise ValueError(f"pattern {pattern!r} matches no claim{suggest(pattern, [c.id for c in claims()])}")
+    return found
+
+
+def _listed():
+    """Claim metadata for ``list``: from the catalogue cache unless user claims were loaded."""
+    from .catalogue_cache import listed_claims
+
+    return listed_claims()
 
 
 def _cmd_list(args) -> int:
-    from .engine import claims
+    from .cli_format import print_json, print_rows
     from .papers import PAPERS, paper
 
+    fmt = _format(args)
+    listed = _listed()
     if args.papers:
         cited = {}
-        for c in claims():
+        for c in listed:
             for key in c.papers:
                 cited[key] = cited.get(key, 0) + 1
         rows = [(p.key, cited.get(p.key, 0), p.cite(), p.url) for p in PAPERS.values()]
-        if args.json:
+        if fmt == "json":
             for key, n, cite, url in rows:
-                print(json.dumps({"paper": key, "claims": n, "cite": cite, "url": url}, ensure_ascii=False))
+                print_json({"paper": key, "claims": n, "cite": cite, "url": url})
         else:
-            for key, n, cite, url in rows:
-                print(f"{key:<18} {n:>3} claims  {cite}\n{'':<30}{url}")
+            print_rows(fmt, f"{len(rows)} papers", ["paper", "claims", "cite", "url"], rows, no_wrap=2)
         return 0
-    found = claims(args.pattern)
-    if args.pattern and not found:
-        raise ValueError(f"pattern {args.pattern!r} matches no claim")
+    found = listed
+    if args.pattern:
+        from .cli_format import suggest
+        from .engine.registry import matches
+
+        found = [c for c in listed if matches(c.id, args.pattern)]
+        if not found:
+            raise ValueError(f"pattern {args.pattern!r} matches no claim{suggest(args.pattern, [c.id for c in listed])}")
     if args.paper is not None:
         paper(args.paper)                  # ValueError listing the keys if unknown
         found = [c for c in found if args.paper in c.papers]
-    if args.json:
+    if fmt == "json":
         for c in found:
-            print(json.dumps(c.describe(), ensure_ascii=False))
+            print_json(c.describe())
         return 0
-    _table(f"{len(found)} claims", ["claim", "kind", "label", "role", "source", "statement"],
-           [(c.id, c.kind, c.label, c.role + (f" (expect {c.expected})" if c.expected else ""),
-             c.source, c.statement) for c in found])
+    print_rows(fmt, f"{len(found)} claims", ["claim", "kind", "label", "role", "source", "statement"],
+               [(c.id, c.kind, c.label, c.role + (f" (expect {c.expected})" if c.expected else ""),
+                 c.source, c.statement) for c in found])
     return 0
 
 
 def _verify_many(selected, args, *, out, resume, method, quick, show_progress):
     from .engine import verify_claims
 
+    tasks: dict = {}
     with _progress(show_progress) as prog:
-        yield from verify_claims(selected, executor=args.executor, workers=args.workers,
-                                 scheduler=args.scheduler, budget=getattr(args, "budget", None),
-                                 seed=args.seed, alpha=args.alpha, quick=quick, out=out, resume=resume,
-                                 method=method, progress_for=lambda c: _tracker(prog, c.id))
+        for r in verify_claims(selected, executor=args.executor, workers=args.workers,
+                               scheduler=args.scheduler, budget=getattr(args, "budget", None),
+                               seed=args.seed, alpha=args.alpha, quick=quick, out=out, resume=resume,
+                               method=method, progress_for=lambda c: _tracker(prog, c.id, tasks)):
+            _finish(prog, tasks, r)
+            yield r
+
+
+def _exit_status(results, conditions) -> int:
+    """0, or 1 (printing why) if a ``--fail-on`` condition is met."""
+    from .cli_format import EXIT_FAILED, failing
+
+    bad = failing(results, conditions)
+    for claim, why in bad:
+        print(f"theorycheck: --fail-on {','.join(conditions)}: {claim}: {why}", file=sys.stderr)
+    return EXIT_FAILED if bad else 0
 
 
 def _cmd_verify(args) -> int:
-    from .engine import select
+    from .cli_format import print_json, print_rows, summary_line
 
-    selected = select(args.target)
-    rows = []
-    show = not args.json and sys.stderr.isatty()
+    selected = _select(args.target)
+    fmt = _format(args)
+    rows, results = [], []
+    show = fmt != "json" and sys.stderr.isatty()
+    t0 = time.perf_counter()
     for r in _verify_many(selected, args, out=args.out, resume=args.resume,
                           method="fixed" if args.fixed else "anytime", quick=args.quick,
                           show_progress=show):
-        if args.json:
-            print(json.dumps(r.to_dict(), ensure_ascii=False), flush=True)
+        results.append(r)
+        if fmt == "json":
+            print_json(r.to_dict())
         else:
             verdict = r.verdict if r.expected is None else (
                 f"{r.verdict} (as expected)" if r.as_expected else f"{r.verdict} (expected {r.expected})")
             evidence = r.summary() + "".join(f"\n⚠ {w}" for w in r.warnings)
             rows.append((r.claim, r.kind, verdict, r.guarantee, evidence, r.seed, f"{r.elapsed_s:.2f}"))
-    if not args.json:
+    elapsed = time.perf_counter() - t0
+    if fmt != "json":
         from .engine.results import GUARANTEES
 
-        _table(f"verdicts (alpha={args.alpha}, results in {args.out}/)",
-               ["claim", "kind", "verdict", "guarantee", "evidence", "seed", "s"], rows)
-        for g in sorted({row[3] for row in rows}):
-            print(f"  {GUARANTEES[g]}")
-    return 0
+        print_rows(fmt, f"verdicts (alpha={args.alpha}, results in {args.out}/)",
+                   ["claim", "kind", "verdict", "guarantee", "evidence", "seed", "s"], rows)
+        if fmt == "table":
+            for g in sorted({row[3] for row in rows}):
+                print(f"  {GUARANTEES[g]}")
+    # the summary goes to stderr where stdout is data (json, plain) so pipes see rows only
+    print(summary_line(results, elapsed), file=sys.stderr if fmt in ("json", "plain") else sys.stdout)
+    return _exit_status(results, args.fail_on)
 
 
 def _cmd_figs(args) -> int:
     import paper_figs
 
     if args.pattern and not paper_figs.figures(args.pattern):
-        raise ValueError(f"no figure matches {args.pattern!r}")
+        from .cli_format import suggest
+
+        hint = suggest(args.pattern, paper_figs.figures()).replace("theorycheck list", "theorycheck figs --list")
+        raise ValueError(f"no figure matches {args.pattern!r}{hint}")
+    if args.list:
+        info = paper_figs.figure_info() if hasattr(paper_figs, "figure_info") else {}
+        for name in paper_figs.figures(args.pattern):
+            meta = info.get(name, {})
+            supports = ", ".join(meta.get("claims", ())) or "-"
+            print(f"{name}\t{' '.join(str(meta.get('caption', '')).split())}\tclaims: {supports}")
+        return 0
     t0 = time.perf_counter()
     paths = paper_figs.build(args.out, quick=args.quick, seed=args.seed, pattern=args.pattern,
                              progress=lambda name: print(f"building {name} ...", file=sys.stderr, flush=True))
@@ -246,18 +345,22 @@ def _cmd_figs(args) -> int:
 
 
 def _cmd_report(args) -> int:
-    from .engine import claims, select
-    from .report import rerender_report, write_report
+    from .cli_format import summary_line
+    from .engine import claims
+    from .report import read_results, rerender_report, write_report
 
+    t0 = time.perf_counter()
     if args.rerender:
         path = rerender_report(args.out)
     else:
-        selected = select(args.pattern) if args.pattern else claims()
+        selected = _select(args.pattern) if args.pattern else claims()
         path = write_report(selected, args.out, seed=args.seed, alpha=args.alpha, quick=args.quick,
                             executor=args.executor, workers=args.workers, scheduler=args.scheduler,
                             progress=sys.stderr.isatty())
+    results = read_results(os.path.join(args.out, "results.jsonl"))
     print(f"report written to {path}")
-    return 0
+    print(summary_line(results, None if args.rerender else time.perf_counter() - t0))
+    return _exit_status(results, args.fail_on)
 
 
 def _cmd_calibrate(rest) -> int:

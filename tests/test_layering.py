@@ -22,6 +22,7 @@ SUBSTRATE = ("proofs_check.policies", "proofs_check.logits", "proofs_check.strat
              "proofs_check.symbolic", "proofs_check.papers")
 TOP = ("proofs_check.cli", "proofs_check.report", "proofs_check.calibrate", "proofs_check.__main__",
        "proofs_check.catalogue", "proofs_check.provenance", "proofs_check.report_html", "proofs_check.pytest_plugin",
+       "proofs_check.cli_format", "proofs_check.catalogue_cache",
        "theorycheck")
 #: The user-facing engine API (engine layer): the package facade, its version, declaring claims.
 ENGINE = ("proofs_check.engine", "proofs_check._version", "proofs_check.declare")

@@ -13,7 +13,7 @@ from importlib.metadata import entry_points
 
 from .claims import Claim
 
-__all__ = ["ENTRY_POINT_GROUP", "claim_modules", "register", "claims", "get_claim", "select"]
+__all__ = ["ENTRY_POINT_GROUP", "claim_modules", "register", "claims", "get_claim", "select", "matches"]
 
 #: The entry-point group whose values are modules that register claims.
 ENTRY_POINT_GROUP = "theorycheck.claims"
@@ -65,10 +65,11 @@ def claims(pattern: str | None = None) -> list[Claim]:
     out = sorted(_REGISTRY.values(), key=lambda c: c.id)
     if pattern is None:
         return out
-    return [c for c in out if _matches(c.id, pattern)]
+    return [c for c in out if matches(c.id, pattern)]
 
 
-def _matches(claim_id: str, pattern: str) -> bool:
+def matches(claim_id: str, pattern: str) -> bool:
+    """Whether ``pattern`` selects ``claim_id``: equal, a dotted prefix, or a shell glob."""
     return (claim_id == pattern or claim_id.startswith(pattern.rstrip(".") + ".")
             or fnmatch.fnmatchcase(claim_id, pattern))
 

@@ -1,0 +1,107 @@
+"""A cache of what ``theorycheck list`` prints, so listing does not import every topic.
+
+Loading the registry imports every claim module and, through them, NumPy,
+SciPy, SymPy and numba (about 2 s).  ``list`` needs only each claim's
+metadata, so the first call writes it to a JSON file and later calls read it
+back (about 0.2 s).  The cache key covers everything that could change the
+list: the entry-point claim modules, the size and modification time of every
+``.py`` file in their top-level packages, the package version and the Python
+version; any change rebuilds the cache.  A cache that cannot be read or
+written is ignored (listing then costs the import).  ``THEORYCHECK_NO_CACHE=1``
+turns it off; ``THEORYCHECK_CACHE_DIR`` moves it (default
+``$XDG_CACHE_HOME/theorycheck`` or ``~/.cache/theorycheck``).
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["ListedClaim", "listed_claims", "cache_dir"]
+
+FORMAT = "theorycheck-list-cache/1"
+
+
+@dataclass(frozen=True)
+class ListedClaim:
+    """The metadata of one claim that ``theorycheck list`` prints."""
+
+    id: str
+    kind: str
+    label: str
+    role: str
+    expected: str | None
+    source: str
+    statement: str
+    papers: tuple[str, ...]
+    description: dict
+
+    def describe(self) -> dict:
+        return self.description
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("THEORYCHECK_CACHE_DIR")
+    if base:
+        return Path(base)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "theorycheck"
+
+
+def _key(modules: list[str]) -> str:
+    from ._version import __version__
+
+    h = hashlib.sha256()
+    h.update(f"{FORMAT}|{__version__}|{sys.version}|{sorted(modules)}".encode())
+    for top in sorted({m.split(".")[0] for m in modules}):
+        spec = importlib.util.find_spec(top)          # top-level only: imports nothing
+        roots = list(spec.submodule_search_locations or []) if spec else []
+        if spec and spec.origin and not roots:
+            roots = [str(Path(spec.origin).parent)]
+        for root in roots:
+            for path in sorted(Path(root).rglob("*.py")):
+                st = path.stat()
+                h.update(f"{path}|{st.st_size}|{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
+
+
+def _from_registry() -> list[ListedClaim]:
+    from .engine.registry import claims
+
+    return [ListedClaim(c.id, c.kind, c.label, c.role, c.expected, str(c.source), c.statement,
+                        tuple(c.papers), c.describe()) for c in claims()]
+
+
+def listed_claims() -> list[ListedClaim]:
+    """Every registered claim's metadata, sorted by id (from the cache when it is current)."""
+    from .engine.registry import claim_modules
+
+    if os.environ.get("THEORYCHECK_NO_CACHE"):
+        return _from_registry()
+    modules = claim_modules()
+    try:
+        key = _key(modules)
+    except OSError:
+        return _from_registry()
+    path = cache_dir() / f"list-{key[:32]}.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("format") == FORMAT and data.get("key") == key:
+            return [ListedClaim(**{**row, "papers": tuple(row["papers"])}) for row in data["claims"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    listed = _from_registry()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        rows = [{**c.__dict__, "papers": list(c.papers)} for c in listed]
+        tmp.write_text(json.dumps({"format": FORMAT, "key": key, "claims": rows}, ensure_ascii=False),
+                       encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass
+    return listed
