@@ -76,11 +76,12 @@ def _from_registry() -> list[ListedClaim]:
                         tuple(c.papers), c.describe()) for c in claims()]
 
 
-def listed_claims() -> list[ListedClaim]:
-    """Every registered claim's metadata, sorted by id (from the cache when it is current)."""
+def listed_claims(*, fresh: bool = False) -> list[ListedClaim]:
+    """Every registered claim's metadata, sorted by id (from the cache when it is current;
+    ``fresh=True`` loads the registry and neither reads nor writes the cache)."""
     from .engine.registry import claim_modules
 
-    if os.environ.get("THEORYCHECK_NO_CACHE"):
+    if fresh or os.environ.get("THEORYCHECK_NO_CACHE"):
         return _from_registry()
     modules = claim_modules()
     try:

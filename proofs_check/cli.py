@@ -221,10 +221,12 @@ def _select(pattern):
 
 
 def _listed():
-    """Claim metadata for ``list``: from the catalogue cache unless user claims were loaded."""
+    """Claim metadata for ``list``: from the catalogue cache unless claims were registered
+    in this process (a user module given with ``-m`` or a path), which the cache cannot know."""
     from .catalogue_cache import listed_claims
+    from .engine.registry import registered_ids
 
-    return listed_claims()
+    return listed_claims(fresh=bool(registered_ids()))
 
 
 def _cmd_list(args) -> int:

@@ -13,7 +13,7 @@ from importlib.metadata import entry_points
 
 from .claims import Claim
 
-__all__ = ["ENTRY_POINT_GROUP", "claim_modules", "register", "claims", "get_claim", "select", "matches"]
+__all__ = ["ENTRY_POINT_GROUP", "claim_modules", "register", "claims", "get_claim", "select", "matches", "registered_ids"]
 
 #: The entry-point group whose values are modules that register claims.
 ENTRY_POINT_GROUP = "theorycheck.claims"
@@ -37,6 +37,11 @@ def register(claim: Claim) -> Claim:
         raise ValueError(f"duplicate claim id {claim.id!r}")
     _REGISTRY[claim.id] = claim
     return claim
+
+
+def registered_ids() -> list[str]:
+    """Ids registered so far in this process (without loading the entry-point modules)."""
+    return sorted(_REGISTRY)
 
 
 def _load_all() -> None:
