@@ -5,6 +5,10 @@ import matplotlib
 
 matplotlib.use("Agg")
 os.environ.setdefault("THEORYCHECK_FAST", "1")
+if "THEORYCHECK_CACHE_DIR" not in os.environ:       # the `list` cache: never the user's home in tests
+    import tempfile
+
+    os.environ["THEORYCHECK_CACHE_DIR"] = tempfile.mkdtemp(prefix="theorycheck-cache-")
 
 from hypothesis import settings  # noqa: E402
 
