@@ -1,0 +1,207 @@
+"""``theorycheck report``: every verdict and its figures as a paper's appendix,
+in Markdown (``report.md``) and as one self-contained HTML page (``report.html``).
+
+The report reads result objects and the figures' saved files; rendering reruns
+nothing.  Layout of ``OUT/``:
+
+* ``report.md``, ``report.html`` — the report (HTML: figures inline, sortable
+  and filterable claims table, anchors ``#claim-<id>``, ``#fig-<name>``);
+* ``results.jsonl`` — one result per line, in the order decided;
+* ``report.json`` — what a re-render needs besides the results: seed, α,
+  budgets, run time, provenance (package/library versions, git commit, date),
+  per-claim version, fingerprint and structured source, and the built figures
+  with their captions and the claims they support;
+* ``figures/`` — PDF, PNG and JSON (the plotted numbers) per figure;
+* ``chunks/`` — per-chunk result files (resumable; ``chunks/experiments/`` the
+  shared experiments).
+
+:func:`render_report_from` (and :func:`rerender_report`) re-render both files
+from ``results.jsonl`` and ``report.json`` alone; rendering the same inputs
+twice gives the same bytes.  Modules: :mod:`.document` (the content as data),
+:mod:`.evidence` (numbers, slack, advice per result), :mod:`.provenance`,
+:mod:`.figures` (which figures support which claims), :mod:`.markdown`,
+:mod:`.html`.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from .document import build_document, claim_meta
+from .figures import figure_info, figures_for
+from .html import render_document_html
+from .markdown import render_document_markdown
+from .provenance import collect_provenance
+
+__all__ = ["write_report", "render_markdown", "render_html", "read_results", "rerender_report",
+           "render_report_from", "figures_for", "figure_info", "build_figures"]
+
+
+def render_markdown(results, figure_names=(), *, seed=None, alpha=None, quick=False, elapsed_s=0.0,
+                    meta: dict | None = None, figure_dir=None, figures_href: str = "figures") -> str:
+    """``report.md`` text from result objects and the run's ``meta`` (the
+    contents of ``report.json``); without ``meta``, one is made from the other
+    keywords (no provenance: the report says it was not recorded)."""
+    meta = _meta_or(meta, results, figure_names, seed, alpha, quick, elapsed_s)
+    return render_document_markdown(build_document(results, meta, figure_dir), figures_href)
+
+
+def render_html(results, figure_names=(), *, seed=None, alpha=None, quick=False, elapsed_s=0.0,
+                meta: dict | None = None, figure_dir=None) -> str:
+    """``report.html`` text (self-contained; figures read from ``figure_dir``)."""
+    meta = _meta_or(meta, results, figure_names, seed, alpha, quick, elapsed_s)
+    return render_document_html(build_document(results, meta, figure_dir))
+
+
+def _meta_or(meta, results, figure_names, seed, alpha, quick, elapsed_s) -> dict:
+    if meta is not None:
+        return meta
+    first = results[0] if results else None
+    return {"seed": seed if seed is not None else (first.seed if first else 0),
+            "alpha": alpha if alpha is not None else (first.alpha if first else 0.01),
+            "quick": bool(quick), "elapsed_s": float(elapsed_s),
+            "figures": {n: {"caption": "", "claims": [], "width": None} for n in figure_names}}
+
+
+def build_figures(names, outdir, *, quick: bool, seed: int, progress=None) -> list[str]:
+    """Build the named figures into ``outdir`` (PDF, PNG, JSON each); returns the names built."""
+    import paper_figs
+
+    registered = paper_figs.figures()
+    unknown = [n for n in names if n not in registered]
+    if unknown:
+        raise ValueError(f"unknown figure name(s) {unknown}; known: {', '.join(registered)}")
+    for name in names:
+        if progress is not None:
+            progress(name)
+        fig, data = registered[name](quick=quick, seed=seed)
+        paper_figs.save_figure(fig, name, {"figure": name, "seed": seed, "quick": quick, **data},
+                               Path(outdir))
+    return list(names)
+
+
+def write_report(selected, out, *, seed: int = 0, alpha: float = 0.01, quick: bool = False,
+                 executor=None, workers=None, scheduler=None, progress: bool = False,
+                 figures=None) -> Path:
+    """Verify ``selected`` claims, build the figures and write ``out/report.md``
+    and ``out/report.html`` (returns the path of ``report.md``).
+
+    ``figures``: the names of the figures to build — ``None`` builds every
+    registered figure; :func:`figures_for(selected) <figures_for>` builds only
+    those supporting the selected claims; ``[]`` none."""
+    from .. import engine
+
+    if figures is not None and (isinstance(figures, str) or not all(isinstance(n, str) for n in figures)):
+        raise TypeError(f"figures must be a list of figure names or None, got {figures!r}")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    prov = collect_provenance(seed=seed, alpha=alpha, quick=quick)
+    results = []
+    with open(out / "results.jsonl", "w", encoding="utf-8") as fh:
+        for r in engine.verify_claims(selected, executor=executor, workers=workers, scheduler=scheduler,
+                                      seed=seed, alpha=alpha, quick=quick, out=out / "chunks",
+                                      method="anytime"):
+            fh.write(json.dumps(r.to_dict(), ensure_ascii=False) + "\n")
+            fh.flush()
+            if progress:
+                print(f"{r.verdict:>12}  {r.claim}  ({r.elapsed_s:.1f} s)", file=sys.stderr, flush=True)
+            results.append(r)
+    info = figure_info()
+    names = sorted(info) if figures is None else list(figures)
+    build_figures(names, out / "figures", quick=quick, seed=seed,
+                  progress=(lambda n: print(f"    figure  {n}", file=sys.stderr, flush=True))
+                  if progress else None)
+    meta = {"seed": seed, "alpha": alpha, "quick": quick,
+            "elapsed_s": round(time.perf_counter() - t0, 3), "provenance": prov,
+            "claims": {c.id: claim_meta(c) for c in selected},
+            "figures": {n: info.get(n, {"caption": "", "claims": [], "width": None}) for n in names}}
+    (out / "report.json").write_text(json.dumps(meta, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    return _write_rendered(results, meta, out / "figures", out)
+
+
+def _write_rendered(results, meta, figure_dir, out) -> Path:
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    href = Path(os.path.relpath(Path(figure_dir).resolve(), out.resolve())).as_posix()
+    doc = build_document(results, meta, figure_dir)
+    md_path = out / "report.md"
+    md_path.write_text(render_document_markdown(doc, href), encoding="utf-8")
+    (out / "report.html").write_text(render_document_html(doc), encoding="utf-8")
+    return md_path
+
+
+def read_results(path) -> list:
+    """The results of a ``results.jsonl`` file (``ValueError`` naming the line if one is bad)."""
+    from ..engine import Result
+
+    results = []
+    for i, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            results.append(Result.from_dict(json.loads(line)))
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"{path}: line {i} is not a theorycheck result ({exc})") from None
+    return results
+
+
+def results_source(results_path) -> Path:
+    """The ``results.jsonl`` meant by a results file, a ``report.json`` or a report folder."""
+    src = Path(results_path)
+    if src.is_dir() or (not src.exists() and src.suffix not in (".jsonl", ".json")):
+        return src / "results.jsonl"
+    if src.name == "report.json":
+        return src.parent / "results.jsonl"
+    return src
+
+
+def render_report_from(results_path, out=None) -> Path:
+    """Re-render ``report.md`` and ``report.html`` from a results file without
+    running anything; returns the path of ``report.md`` (``report.html`` beside it).
+
+    ``results_path`` is a ``results.jsonl`` file, a ``report.json`` or the
+    report folder holding them.  The run's ``report.json`` (seed, α, budgets,
+    provenance, claim fingerprints, figures) is read from the same folder when
+    present; otherwise the report says the provenance was not recorded, takes
+    fingerprints from the current code, and lists the PNGs found in
+    ``figures/``.  ``out`` (default: that folder) receives the two files; the
+    Markdown links the figures where they are."""
+    if not isinstance(results_path, (str, os.PathLike)):
+        raise TypeError(f"results_path must be a path (results.jsonl, report.json or the report folder), "
+                        f"got {type(results_path).__name__}")
+    if out is not None and not isinstance(out, (str, os.PathLike)):
+        raise TypeError(f"out must be a folder path or None, got {type(out).__name__}")
+    src = results_source(results_path)
+    folder = src.parent
+    if not src.exists():
+        raise ValueError(f"{src} does not exist: run `theorycheck report --out {folder}` first")
+    results = read_results(src)
+    if not results:
+        raise ValueError(f"{src} holds no results")
+    fig_dir = folder / "figures"
+    meta_path = folder / "report.json"
+    if meta_path.exists():
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{meta_path} is not valid JSON ({exc})") from None
+        if not isinstance(meta, dict):
+            raise ValueError(f"{meta_path} must hold a JSON object, got {type(meta).__name__}")
+    else:
+        meta = {"seed": results[0].seed, "alpha": results[0].alpha, "quick": False,
+                "elapsed_s": round(sum(r.elapsed_s for r in results), 3)}
+    if "figures" not in meta:
+        names = sorted(p.stem for p in fig_dir.glob("*.png")) if fig_dir.exists() else []
+        info = figure_info()
+        meta["figures"] = {n: info.get(n, {"caption": "", "claims": [], "width": None}) for n in names}
+    return _write_rendered(results, meta, fig_dir, folder if out is None else out)
+
+
+def rerender_report(out) -> Path:
+    """Re-render ``out/report.md`` and ``out/report.html`` from ``out/results.jsonl``
+    (and ``out/report.json``); runs nothing.  Same as ``render_report_from(out)``."""
+    return render_report_from(Path(out) / "results.jsonl")

@@ -1,0 +1,141 @@
+"""The report as data: one structure that the Markdown and the HTML renderers
+both read, so the two always say the same thing.
+
+:func:`claim_meta` records, when the claims are run, what a result does not
+carry (version, code fingerprint, structured source, budgets);
+:func:`build_document` assembles provenance, the summary of findings, one
+section per paper and the figures from results and that metadata alone.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import evidence as ev
+from .figures import figures_by_claim, supported_claims
+from .provenance import cite_line, interval_level
+
+__all__ = ["claim_meta", "claims_meta", "build_document", "OURS"]
+
+#: The section of claims that cite no paper (the team's derivations and controls).
+OURS = "ours"
+
+
+def claim_meta(claim) -> dict:
+    """What the report needs of a claim beyond its result (plain JSON)."""
+    from ..engine import Source
+
+    src = claim.source.to_dict() if isinstance(claim.source, Source) else {"text": str(claim.source)}
+    names = getattr(claim, "coordinate_names", None) or (claim.params or {}).get("coordinates")
+    return {"version": int(claim.version), "fingerprint": claim.fingerprint(), "source": src,
+            "quick_budget": int(claim.quick_budget), "default_budget": int(claim.default_budget),
+            "chunk_size": int(claim.chunk_size),
+            "coordinates": [str(n) for n in names] if isinstance(names, (list, tuple)) else None}
+
+
+def claims_meta(ids) -> dict:
+    """:func:`claim_meta` of the registered claims among ``ids``; a claim not in
+    the registry (results from another installation) is left out."""
+    from ..engine import get_claim
+
+    out = {}
+    for i in ids:
+        try:
+            out[i] = claim_meta(get_claim(i))
+        except ValueError:
+            continue
+    return out
+
+
+def _paper_groups():
+    from ..papers import PAPERS
+
+    return PAPERS
+
+
+def _entry(r, meta, prov, level, figs) -> dict:
+    source = dict(meta.get("source") or {"text": r.source})
+    papers = list(source.get("papers") or [])
+    return {
+        "id": r.claim, "anchor": f"claim-{r.claim}", "kind": r.kind, "statement": r.statement,
+        "verdict": r.verdict, "expected": r.expected, "status": ev.status(r), "guarantee": r.guarantee,
+        "label": r.label, "role": r.role, "seed": r.seed, "budget": r.budget, "elapsed_s": r.elapsed_s,
+        "headline": ev.headline(r), "interval": ev.interval(r, level), "summary": r.summary(),
+        "slack": ev.slack(r), "worst": ev.worst_point(r, meta.get("coordinates")),
+        "advice": ev.settle_advice(r), "warnings": list(r.warnings), "notes": r.notes,
+        "figures": figs, "source": source, "paper": papers[0] if papers else OURS,
+        "cite": cite_line(r, meta, prov), "meta_from_current_code": bool(meta.get("from_current_code")),
+    }
+
+
+_FINDING_ORDER = {"contradicted": 0, "finding": 1, "unsettled": 2}
+
+
+def build_document(results, meta: dict, figure_dir=None) -> dict:
+    """The report's content from ``results`` and the run's ``meta`` (the
+    contents of ``report.json``: ``seed``, ``alpha``, ``quick``, ``elapsed_s``,
+    ``provenance``, ``claims``, ``figures``).  ``figure_dir`` is where the
+    figures' PNG/PDF/JSON files are; a figure without a PNG there is listed
+    as not built."""
+    results = list(results)
+    alpha = float(meta.get("alpha", results[0].alpha if results else 0.01))
+    prov = meta.get("provenance") or {
+        "package": "theorycheck", "version": None, "commit": None, "seed": meta.get("seed"),
+        "alpha": alpha, "level": interval_level(alpha),
+        "budgets": "quick" if meta.get("quick") else "default",
+        "note": "not recorded with these results (no report.json provenance): versions, commit and "
+                "date of the run are unknown"}
+    level = interval_level(alpha)
+    ids = [r.claim for r in results]
+    cmeta = dict(meta.get("claims") or {})
+    missing = [i for i in ids if i not in cmeta]
+    if missing:
+        for i, m in claims_meta(missing).items():
+            cmeta[i] = {**m, "from_current_code": True}
+    finfo = dict(meta.get("figures") or {})
+    by_claim = figures_by_claim(finfo, ids)
+    entries = {r.claim: _entry(r, cmeta.get(r.claim, {}), prov, level, by_claim[r.claim]) for r in results}
+
+    papers = _paper_groups()
+    groups: dict[str, list] = {}
+    for e in entries.values():
+        groups.setdefault(e["paper"], []).append(e)
+    order = [k for k in papers if k in groups] + sorted(k for k in groups if k not in papers and k != OURS) \
+        + ([OURS] if OURS in groups else [])
+    sections = []
+    for key in order:
+        p = papers.get(key)
+        sections.append({
+            "key": key, "anchor": f"paper-{key}",
+            "title": (p.title if p else ("Our derivations, controls and measurements (no paper)"
+                                         if key == OURS else key)),
+            "cite": p.cite() if p else "", "url": p.url if p else "",
+            "entries": sorted(groups[key], key=lambda e: e["id"]),
+        })
+
+    fdir = Path(figure_dir) if figure_dir is not None else None
+    figures = []
+    for name in sorted(set(finfo) | set(meta.get("built_figures") or ())):
+        d = finfo.get(name, {})
+        png = fdir / f"{name}.png" if fdir is not None else None
+        figures.append({"name": name, "anchor": f"fig-{name}", "caption": d.get("caption", ""),
+                        "claims": supported_claims(d.get("claims") or (), ids),
+                        "png": png if png is not None and png.exists() else None,
+                        "quick": bool(meta.get("quick")), "width": d.get("width")})
+    built = {f["name"] for f in figures if f["png"] is not None}
+    for e in entries.values():
+        e["figures"] = [n for n in e["figures"] if n in built]
+
+    findings = sorted((e for e in entries.values() if e["status"] != "as expected"),
+                      key=lambda e: (_FINDING_ORDER[e["status"]], e["id"]))
+    counts = {v: sum(r.verdict == v for r in results) for v in ("holds", "refuted", "inconclusive")}
+    by_status = {s: sum(e["status"] == s for e in entries.values()) for s in ev.STATUS_TEXT}
+    from ..engine.results import GUARANTEES
+
+    return {
+        "provenance": prov, "level": level, "alpha": alpha, "seed": meta.get("seed", prov.get("seed")),
+        "quick": bool(meta.get("quick")), "elapsed_s": float(meta.get("elapsed_s", 0.0)),
+        "n": len(results), "counts": counts, "by_status": by_status,
+        "guarantees": [(g, GUARANTEES[g].split(": ", 1)[1]) for g in GUARANTEES
+                       if any(r.guarantee == g for r in results)],
+        "findings": findings, "sections": sections, "figures": figures, "entries": entries,
+    }
