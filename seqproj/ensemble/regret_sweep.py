@@ -18,6 +18,11 @@ every M of :func:`sweep_ms` on the finite-arm environment.
 * :func:`smallest_m_experiment` — the smallest M as a function of d (its own
   d-grid; trial = one replicate of ``n_inner`` repetitions per d), reduced by
   :func:`smallest_m_per_d` for the claim ``ensemble.regret.smallest_m_vs_d``.
+* Issue 15: :func:`env_sweep` — TS against Gaussian Ensemble++ at
+  M ∈ {d/4, d/2, d, 2d, 4d, 8d} on the compact (unit-sphere) and the
+  changing-context environments (:data:`ENV_SWEEPS`, reduced by :func:`env_gap`);
+  :data:`SMALLEST_M_LAW` with the monotone (isotonic) criterion
+  :func:`smallest_m_isotonic` for ``ensemble.regret.smallest_m_vs_d.isotonic``.
 """
 from __future__ import annotations
 
@@ -37,12 +42,15 @@ from ._limits import (MAX_D, MAX_K, MAX_M, MAX_N, MAX_T, check_cells, check_int_
 from .agents import EnsemblePP, ExactTS, Greedy, LinUCB
 from .bandits import BanditResult, cumulative_regrets
 from .index_families import INDEX_FAMILIES, PERTURBATION_FAMILIES
-from .environments import FiniteArmEnv
+from .environments import ChangingContextEnv, FiniteArmEnv, SphereEnv
 
 __all__ = ["SWEEP_FAMILIES", "sweep_ms", "sweep_agents", "family_label", "curve_labels", "curve_times",
            "sweep_trials", "finite_sweep", "FINITE_SWEEPS", "final_gap", "RegretSweep", "SmallestM",
            "smallest_m_within", "smallest_m_on_grid", "MSTAR_GRID", "smallest_m_trials",
-           "smallest_m_experiment", "SMALLEST_M", "smallest_m_per_d"]
+           "smallest_m_experiment", "SMALLEST_M", "smallest_m_per_d",
+           "ENV_KINDS", "env_sweep_ms", "env_sweep_trials", "env_sweep", "ENV_SWEEPS", "env_gap",
+           "isotonic_nonincreasing", "smallest_m_isotonic", "LAW_DS", "SMALLEST_M_LAW",
+           "smallest_m_isotonic_per_d"]
 
 #: (index, perturbation) pairs of the sweep: matched families + classic ensemble sampling.
 SWEEP_FAMILIES = (("gaussian", "gaussian"), ("sphere", "sphere"), ("cube", "cube"),
@@ -401,5 +409,177 @@ def smallest_m_per_d(stats, *, ds, margin: float) -> np.ndarray:
             raise ValueError(f"stats['mean_final_d{d}'] must have {1 + len(ms)} columns (TS and "
                              f"each grid M), got shape {fin.shape}")
         col = [smallest_m_on_grid(ms, row[1:], row[0], margin) for row in fin]
+        cols.append([math.nan if m is None else m for m in col])
+    return np.asarray(cols, dtype=float).T.reshape(-1, len(ds))
+
+
+
+# ---------------------------------------------------------------------------
+# issue 15: the compact (unit sphere) and changing-context sweeps
+# ---------------------------------------------------------------------------
+
+#: Environments of :func:`env_sweep`: ``"compact"`` = :class:`SphereEnv` (play θ̃/‖θ̃‖),
+#: ``"contexts"`` = :class:`ChangingContextEnv` (K fresh arms N(0, I)/‖·‖ per round).
+ENV_KINDS = ("compact", "contexts")
+
+
+def env_sweep_ms(d: int) -> tuple:
+    """Ensemble sizes of the environment sweeps: d/4, d/2 (both < d: rank-deficient A Aᵀ),
+    d, 2d, 4d, 8d (8d ≈ d log T at T = 1000..3000), deduplicated, each ≥ 1."""
+    d = check_int("d", d, lo=1, hi=MAX_D)
+    return tuple(sorted({max(1, d // 4), max(1, d // 2), d, 2 * d, 4 * d, 8 * d}))
+
+
+def _env(kind: str, d: int, K: int):
+    check_choice("kind", kind, ENV_KINDS)
+    return SphereEnv(d) if kind == "compact" else ChangingContextEnv(d, K)
+
+
+def env_sweep_trials(rng, n, *, kind, d, K, T) -> dict:
+    """``n`` independent lock-step repetitions of exact TS and Gaussian Ensemble++ at every M of
+    :func:`env_sweep_ms` on the environment ``kind`` (common random numbers: the same θ*,
+    contexts and noise for every agent; one root seed per repetition drawn from ``rng``).
+
+    Returns ``final`` (``n × (1 + n_M)``): the final regret of TS, then of each M."""
+    rng = as_generator(rng)
+    n = check_int("n", n, lo=0, hi=MAX_N)
+    d = check_int("d", d, lo=1, hi=MAX_D)
+    K = check_int("K", K, lo=1, hi=MAX_K)
+    T = check_int("T", T, lo=1, hi=MAX_T)
+    env = _env(kind, d, K)
+    ms = env_sweep_ms(d)
+    check_cells("n × agents × T regrets", n, 1 + len(ms), T)
+    agents = (ExactTS(),) + tuple(EnsemblePP(m) for m in ms)
+    cum = cumulative_regrets(rng, n, env=env, agents=agents, T=T)
+    return {"final": np.ascontiguousarray(cum[:, :, -1])}
+
+
+def env_sweep(kind: str, d: int, *, K: int = 100, T: int = 1000, chunk_size: int = 10) -> Experiment:
+    """The sweep of :func:`env_sweep_trials` as an experiment (id
+    ``ensemble.regret.<kind>.d<d>``; non-default ``K``/``T`` get their own id).  ``K`` is
+    ignored (recorded as ``None``) for the compact environment."""
+    kind = check_choice("kind", kind, ENV_KINDS)
+    d = check_int("d", d, lo=1, hi=MAX_D)
+    K = check_int("K", K, lo=1, hi=MAX_K)
+    T = check_int("T", T, lo=1, hi=MAX_T)
+    chunk_size = check_int("chunk_size", chunk_size, lo=1, hi=MAX_N)
+    check_cells("one chunk's regrets", chunk_size, T, 1 + len(env_sweep_ms(d)))
+    Kp = K if kind == "contexts" else None
+    eid = f"ensemble.regret.{kind}.d{d}" + ("" if (K, T) == (100, 1000) else f".K{K}.T{T}")
+    return Experiment(id=eid, fn=functools.partial(env_sweep_trials, kind=kind, d=d, K=K, T=T),
+                      chunk_size=chunk_size,
+                      params={"env": kind, "d": d, "K": Kp, "T": T, "ms": list(env_sweep_ms(d)),
+                              "family": "gaussian", "theta_var": 10.0, "noise_sd": 1.0})
+
+
+#: The environment sweeps of the ``ensemble.regret.{compact,contexts}.*`` claims:
+#: d ∈ {10, 20}, T = 1000, K = 100 fresh arms per round for the contexts.
+ENV_SWEEPS = {(kind, d): env_sweep(kind, d) for kind in ENV_KINDS for d in (10, 20)}
+
+
+def env_gap(stats, *, d: int, M: int, factor: float) -> np.ndarray:
+    """Per repetition ``R_EPP(M) − factor·R_TS`` from an environment sweep's ``final``
+    statistic (columns TS, then :func:`env_sweep_ms` (d)); ``factor > 0``."""
+    ms = env_sweep_ms(d)
+    M = check_int("M", M, lo=1, hi=MAX_M)
+    if M not in ms:
+        raise ValueError(f"M = {M} is not on the sweep grid {list(ms)} of d = {d}")
+    factor = check_real("factor", factor, lo=0.0, hi=1e6, lo_open=True)
+    stats = check_mapping("stats", stats, ("final",))
+    fin = check_finite_array("stats['final']", stats["final"], ndim=2)
+    if fin.shape[1] != 1 + len(ms):
+        raise ValueError(f"stats['final'] must have {1 + len(ms)} columns (TS and each M of "
+                         f"{list(ms)}), got shape {fin.shape}")
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = fin[:, 1 + ms.index(M)] - factor * fin[:, 0]
+    if not np.all(np.isfinite(out)):
+        raise ValueError("stats['final'] entries are too large: the gap overflows float64")
+    return out
+
+
+# ---------------------------------------------------------------------------
+# issue 15: the smallest-M law with a monotone (isotonic) criterion
+# ---------------------------------------------------------------------------
+
+def isotonic_nonincreasing(y) -> np.ndarray:
+    r"""Least-squares non-increasing fit of ``y`` (pool-adjacent-violators, equal weights):
+    :math:`\hat f = \arg\min_{f_1\ge\dots\ge f_n}\sum_i (y_i-f_i)^2`.  Its last value is
+    :math:`\min_k \operatorname{mean}(y_k,\dots,y_n)` (Barlow et al. 1972, min–max formula)."""
+    y = check_finite_array("y", y, ndim=1)
+    if y.size == 0:
+        raise ValueError("y must not be empty")
+    if y.size > 100_000:
+        raise ValueError(f"y must hold at most 100000 values, got {y.size}")
+    vals: list = []
+    wts: list = []
+    for v in y:
+        vals.append(float(v))
+        wts.append(1)
+        while len(vals) > 1 and vals[-2] < vals[-1]:
+            w = wts[-2] + wts[-1]
+            v2 = (vals[-2] * wts[-2] + vals[-1] * wts[-1]) / w
+            vals[-2:] = [v2]
+            wts[-2:] = [w]
+    return np.repeat(np.asarray(vals), np.asarray(wts))
+
+
+def smallest_m_isotonic(ms, ratios, margin: float):
+    """The smallest grid M at which the non-increasing (isotonic) fit of the regret ratios
+    ``ratios[i] = mean R_EPP(ms[i]) / mean R_TS`` is ≤ 1 + ``margin``, or ``None`` — **censored**,
+    not a number — when the fit exceeds it even at the largest M.
+
+    The monotone criterion encodes "regret does not grow with M" (the posterior factor only
+    improves, theory ``ensemble.md#tracking``) and replaces the raw "from which on" rule of
+    :func:`smallest_m_on_grid`, which one noisy point near the top of the grid censors: the fit's
+    last value is the smallest tail mean of the ratios, so censoring needs every tail average
+    above the margin."""
+    ms = _check_ms(ms)
+    if any(b <= a for a, b in zip(ms, ms[1:])):
+        raise ValueError(f"ms must be strictly increasing, got {shown(ms)}")
+    ratios = check_finite_array("ratios", ratios, ndim=1)
+    if ratios.shape != (len(ms),):
+        raise ValueError(f"ratios must have one entry per grid M ({len(ms)}), got shape {ratios.shape}")
+    margin = check_real("margin", margin, lo=0.0, hi=1e6)
+    fit = isotonic_nonincreasing(ratios)
+    ok = np.nonzero(fit <= 1.0 + margin)[0]
+    return float(ms[int(ok[0])]) if ok.size else None
+
+
+#: d-grid of the isotonic smallest-M law (a factor 16 in d).
+LAW_DS = (4, 8, 16, 32, 64)
+
+
+def _law_experiment() -> Experiment:
+    ds, K, T, n_inner = _check_smallest_m(LAW_DS, 100, 500, 30)
+    return Experiment(id="ensemble.regret.smallest_m_law",
+                      fn=functools.partial(smallest_m_trials, ds=ds, K=K, T=T, n_inner=n_inner),
+                      chunk_size=1,
+                      params={"d": list(ds), "K": K, "T": T, "n_inner": n_inner,
+                              "M_grid": list(MSTAR_GRID), "family": "gaussian"})
+
+
+#: The experiment of ``ensemble.regret.smallest_m_vs_d.isotonic``: d ∈ {4, …, 64}, K = 100,
+#: T = 500, 30 lock-step repetitions of TS and every grid M per replicate and d.
+SMALLEST_M_LAW = _law_experiment()
+
+
+def smallest_m_isotonic_per_d(stats, *, ds, margin: float) -> np.ndarray:
+    """Per replicate and d the isotonic smallest M (:func:`smallest_m_isotonic` on the
+    replicate's ratios of mean final regret to TS); NaN = censored (never replaced by a
+    number).  Shape ``(n, len(ds))``."""
+    ds = check_int_sequence("ds", ds, lo=1, hi=MAX_D, max_len=100)
+    margin = check_real("margin", margin, lo=0.0, hi=1e6)
+    stats = check_mapping("stats", stats, [f"mean_final_d{d}" for d in ds])
+    cols = []
+    for d in ds:
+        ms = _mstar_ms(d)
+        fin = check_finite_array(f"stats['mean_final_d{d}']", stats[f"mean_final_d{d}"], ndim=2)
+        if fin.shape[1] != 1 + len(ms):
+            raise ValueError(f"stats['mean_final_d{d}'] must have {1 + len(ms)} columns (TS and "
+                             f"each grid M), got shape {fin.shape}")
+        if np.any(fin[:, 0] <= 0):
+            raise ValueError(f"stats['mean_final_d{d}'] has a non-positive TS regret; ratios "
+                             "to TS are undefined")
+        col = [smallest_m_isotonic(ms, row[1:] / row[0], margin) for row in fin]
         cols.append([math.nan if m is None else m for m in col])
     return np.asarray(cols, dtype=float).T.reshape(-1, len(ds))

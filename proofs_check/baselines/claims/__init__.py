@@ -29,3 +29,4 @@ Tolerance rules (fixed before any data):
   remainder, exact exponents 2, 3, ½, 1) and −1 ± 0.5 for the OTB group bias.
 """
 from . import bias, dapo, logit, otb, proxy, toy, variance  # noqa: F401  (registers the claims)
+from . import group_mc  # noqa: F401  (issue 15: Monte Carlo twins of the group bias claims)

@@ -19,6 +19,12 @@ the library modules of :mod:`proofs_check.mismatch`):
   and ``mismatch.staleness.*``.
 * :mod:`.trm` — ``mismatch.trm.*``: the library's TRM-Max mask against the
   exact rule, and how often the proxy masks admit a violating response.
+* :mod:`.truncation` — ``mismatch.truncation.*``: the MSE-optimal truncation
+  ``C* = √(2(1 + χ²))`` and the ``R_max → R_max²`` correction (issue 15).
+* :mod:`.ppo_clip` — ``mismatch.ppo_clip.*``: the leak of token-level PPO
+  clipping, and token masking leaving the trust region unbounded (issue 15).
+* :mod:`.estimators_mc` — ``mismatch.mc.*``: Monte Carlo twins of the exact
+  estimator claims, through the engine's sampling path (issue 15).
 
 Importing this package registers the claims; nothing outside it imports it.
 """
@@ -30,3 +36,6 @@ from . import estimators  # noqa: F401
 from . import scaling  # noqa: F401
 from . import staleness  # noqa: F401
 from . import trm  # noqa: F401
+from . import truncation  # noqa: F401
+from . import ppo_clip  # noqa: F401
+from . import estimators_mc  # noqa: F401
