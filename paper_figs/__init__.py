@@ -1,7 +1,8 @@
 """Paper figures: one module per topic, each registering its figures.
 
 ``python -m paper_figs [--quick] [--out DIR] [PATTERN]`` builds them all; so does
-``theorycheck figs``.
+``theorycheck figs``.  :func:`figure_info` gives each figure's caption, the claims it
+supports and its print width; :mod:`paper_figs.lint` checks a built figure.
 """
 from __future__ import annotations
 
@@ -10,10 +11,10 @@ import importlib
 from importlib.metadata import entry_points
 from pathlib import Path
 
-from .style import FIGURES, figure, new_figure, save_figure, style
+from .style import FIGURES, figure, figure_info, new_figure, save_figure, style
 
-__all__ = ["ENTRY_POINT_GROUP", "figure_modules", "figures", "build", "figure", "save_figure", "style",
-           "new_figure"]
+__all__ = ["ENTRY_POINT_GROUP", "figure_modules", "figures", "build", "figure", "figure_info", "save_figure",
+           "style", "new_figure"]
 
 #: The entry-point group whose values are modules that register figures.
 ENTRY_POINT_GROUP = "theorycheck.figures"

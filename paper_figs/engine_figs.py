@@ -21,7 +21,7 @@ from proofs_check.engine.stats import clopper_pearson, log_e_above, log_e_below
 from proofs_check.selftest.samplers import (DG_DEVIATION, DG_EPS, DG_M, bernoulli_events, count_deviations,
                                             dg_tail_bound)
 
-from .style import figure, new_figure
+from .style import figure, grid_ticks, new_figure, ref_line
 
 
 def operating_characteristic(ratios, *, delta=0.05, alpha=0.05, reps=200, budget=20_000,
@@ -43,33 +43,45 @@ def operating_characteristic(ratios, *, delta=0.05, alpha=0.05, reps=200, budget
     return rows
 
 
-@figure("engine_operating_characteristic")
+@figure("engine_operating_characteristic",
+        caption="Operating characteristic of the anytime-valid test for a claim P(event) ≤ δ (δ = 0.05, "
+                "α = 0.05) when the true probability is p = r·δ: frequency of each verdict against r, with "
+                "95% Clopper–Pearson intervals over independent runs (seeds seed..seed+reps−1). At r = 1 "
+                "(vertical line) any verdict is an error and must stay below α (horizontal line); this is "
+                "the calibration behind every ProbabilityClaim verdict (selftest.* claims).",
+        claims=("selftest.dg_tail", "selftest.dg_tail_doubled"), width="column")
 def fig_operating_characteristic(*, quick: bool, seed: int):
     ratios = [0.25, 0.5, 0.75, 0.9, 1.0, 1.1, 1.5, 2.0, 4.0]
     delta, alpha = 0.05, 0.05
     reps = 60 if quick else 1000
     rows = operating_characteristic(ratios, delta=delta, alpha=alpha, reps=reps, seed=seed)
-    fig, ax = new_figure()
-    for v, c in (("holds", "C2"), ("refuted", "C3"), ("inconclusive", "C7")):
+    fig, ax = new_figure(height=2.6)
+    for v, c, mk, ls in (("holds", "C0", "o", "-"), ("refuted", "C1", "s", "--"),
+                         ("inconclusive", "0.45", "^", "-.")):
         y = np.array([r[v]["rate"] for r in rows])
         lo = np.array([r[v]["ci95"][0] for r in rows])
         hi = np.array([r[v]["ci95"][1] for r in rows])
-        ax.errorbar(ratios, y, yerr=[y - lo, hi - y], marker="o", color=c, label=v, capsize=2)
-    ax.axhline(alpha, color="k", ls=":", lw=1, label=f"α = {alpha}")
-    ax.axvline(1.0, color="k", lw=0.6)
+        ax.errorbar(ratios, y, yerr=[y - lo, hi - y], marker=mk, ls=ls, color=c, label=v)
+    ref_line(ax, y=alpha, ls=":", label=f"α = {alpha}")
+    ref_line(ax, x=1.0, ls="-", lw=0.6, label="p = δ")
     ax.set_xscale("log")
-    ax.set_xticks(ratios[::2] if len(ratios) > 5 else ratios)
-    ax.xaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
-    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    grid_ticks(ax, [0.25, 0.5, 1.0, 2.0, 4.0], "x")
+    ax.set_ylim(-0.03, 1.03)
     ax.set_xlabel("true p / δ")
     ax.set_ylabel("frequency of verdict")
-    ax.set_title(f"Anytime-valid verdicts, δ = {delta}, {reps} runs/point")
-    ax.legend(loc="center right")
+    ax.set_title(f"δ = {delta}, α = {alpha}, {reps} runs per point")
+    fig.legend(loc="outside right center", handlelength=1.8)
     return fig, {"delta": delta, "alpha": alpha, "reps": reps, "budget": 20_000, "rows": rows,
                  "seeds": f"{seed}..{seed + reps - 1}"}
 
 
-@figure("engine_evalue_paths")
+@figure("engine_evalue_paths",
+        caption="The two one-sided log e-values (test supermartingales) of selftest.dg_tail (true bound: "
+                "δ = Dasgupta–Gupta tail bound) and selftest.dg_tail_doubled (false bound: doubled exponent) "
+                "along one run of the shared experiment; the engine stops when a path crosses log(2/α). The "
+                "true claim's 'p < δ' path climbs past the threshold (holds), the false claim's 'p > δ' path "
+                "crosses it (refuted). Symmetric-log y axis; seed in the title.",
+        claims=("selftest.dg_tail", "selftest.dg_tail_doubled"), width="column")
 def fig_evalue_paths(*, quick: bool, seed: int):
     """The two one-sided log e-values of ``selftest.dg_tail`` (δ = Dasgupta–Gupta
     bound, true) and ``selftest.dg_tail_doubled`` (δ halved exponent, false)
@@ -81,22 +93,30 @@ def fig_evalue_paths(*, quick: bool, seed: int):
     counts = np.array([count_deviations(as_arrays(c)) for c in m.chunks])
     k_cum = np.cumsum(counts)
     ns = (np.arange(1, n_chunks + 1) * DG_DEVIATION.chunk_size).tolist()
-    fig, ax = new_figure()
+    fig, ax = new_figure(height=2.9)
     data = {"alpha": alpha, "threshold": math.log(2 / alpha), "experiment": DG_DEVIATION.id,
             "claims": {}}
-    for cid, factor, color in (("selftest.dg_tail", 1.0, "C0"), ("selftest.dg_tail_doubled", 2.0, "C3")):
+    for cid, factor, color, mk in (("selftest.dg_tail", 1.0, "C0", "o"),
+                                   ("selftest.dg_tail_doubled", 2.0, "C1", "s")):
         delta = dg_tail_bound(DG_M, DG_EPS, exponent_factor=factor)
         below = [log_e_below(int(k), n, delta) for k, n in zip(k_cum, ns)]
         above = [log_e_above(int(k), n, delta) for k, n in zip(k_cum, ns)]
-        ax.plot(ns, below, color=color, label=f"{cid}: log E (p < δ)")
-        ax.plot(ns, above, color=color, ls="--", label=f"{cid}: log E (p > δ)")
+        short = cid.split(".")[1]
+        every = max(1, n_chunks // 6)
+        ax.plot(ns, below, color=color, ls="-", marker=mk, markevery=every, label=f"{short}: p < δ")
+        ax.plot(ns, above, color=color, ls="--", marker=mk, mfc="white", markevery=every,
+                label=f"{short}: p > δ")
         data["claims"][cid] = {"delta": delta, "trials": ns, "log_e_below": below, "log_e_above": above,
                                "events": int(k_cum[-1])}
-    ax.axhline(math.log(2 / alpha), color="k", ls=":", lw=1, label="stop: log(2/α)")
+    ref_line(ax, y=math.log(2 / alpha), ls=":", color="k", label=f"stop: log(2/α), α = {alpha}")
     ax.set_yscale("symlog", linthresh=10)      # the "holds" path climbs to the thousands
-    ax.set_ylim(bottom=-300)                   # room for the legend below the paths
+    allv = np.array([x for v in data["claims"].values() for x in v["log_e_below"] + v["log_e_above"]], float)
+    allv = allv[np.isfinite(allv)]
+    lo, hi = float(allv.min()), float(allv.max())
+    ax.set_ylim(min(-10.0, 1.5 * lo), 2.0 * hi)
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v / 1000:g}k" if v else "0"))
     ax.set_xlabel("trials")
     ax.set_ylabel("log e-value (symlog)")
-    ax.set_title(f"Test supermartingales along one run (seed {seed})")
-    ax.legend(fontsize=6.5, loc="lower right", ncol=2)
+    ax.set_title(f"one run, seed {seed}")
+    fig.legend(loc="outside lower center", ncol=2, handlelength=2.6)
     return fig, data

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 
+import matplotlib.ticker
 import numpy as np
 
 from proofs_check.engine import measure
@@ -26,7 +27,7 @@ from seqproj.ensemble import (FINITE_SWEEPS, SWEEP_FAMILIES, TRACK_SETUP, TRACKI
                               TRACKING_VS_M, TRACKING_VS_T, RegretSweep, family_label, finite_sweep,
                               smallest_m_within, tracking_experiment)
 
-from .style import figure, new_figure
+from .style import figure, grid_ticks, new_figure, panel_letters, ref_line
 
 #: Replicates plotted by the tracking figures (the claims use the first 10, 6 and 8).
 _TRACK_RUNS = {"M": 10, "d": 8, "T": 8}
@@ -70,7 +71,13 @@ def _columns(stats, start="random"):
     return [_median_q(col) for col in np.asarray(stats[start], float).T]
 
 
-@figure("ensemble_tracking_vs_m")
+@figure("ensemble_tracking_vs_m",
+        caption="Sup tracking error sup_t ||Σ_t^{-1/2} A_t A_t^T Σ_t^{-1/2} − I|| of linear Ensemble++ against "
+                "the ensemble size M (d = 10, K unit arms, T rounds), median and interquartile range over "
+                "independent replicates, random and Haar (orthogonal) start on the same seeds, with the "
+                "2√(d/M) rate and the Marchenko–Pastur edge 2√(d/M) + d/M. Supports "
+                "ensemble.tracking.decay_in_M and ensemble.tracking.haar_start_lowers_sup.",
+        claims=("ensemble.tracking.decay_in_M", "ensemble.tracking.haar_start_lowers_sup"), width="column")
 def tracking_vs_m(*, quick: bool, seed: int):
     exp, runs = _tracking("M", quick)
     m = measure(exp, runs, seed=seed)
@@ -78,62 +85,96 @@ def tracking_vs_m(*, quick: bool, seed: int):
     d, T, ms = p["d"], p["T"], tuple(p["M"])
     data = {"d": d, "T": T, "K": p["K"], "M": list(ms), "runs": m.trials, "seed": seed,
             "experiment": exp.id}
-    fig, ax = new_figure()
-    for init, mk in (("random", "o"), ("haar", "s")):
+    fig, ax = new_figure(height=3.0)
+    for init, mk, c in (("random", "o", "C0"), ("haar", "s", "C1")):
         stats = _columns(m.stats, init)
         med = [s[0] for s in stats]
         data[init] = {"median": med, "q25": [s[1] for s in stats], "q75": [s[2] for s in stats]}
         ax.errorbar(ms, med, yerr=[[v - s[1] for v, s in zip(med, stats)],
                                    [s[2] - v for v, s in zip(med, stats)]],
-                    marker=mk, capsize=2, label=f"{init} start (median, IQR)")
+                    marker=mk, color=c, ls="-", label=f"{init} start (median, IQR)")
     mm = np.geomspace(ms[0], ms[-1], 50)
-    ax.plot(mm, 2 * np.sqrt(d / mm), "k--", lw=1, label=r"$2\sqrt{d/M}$")
-    ax.plot(mm, 2 * np.sqrt(d / mm) + d / mm, "k:", lw=1,
-            label=r"$2\sqrt{d/M}+d/M$ (Marchenko–Pastur edge)")
+    ax.plot(mm, 2 * np.sqrt(d / mm), "k--", lw=0.9, label=r"$2\sqrt{d/M}$")
+    ax.plot(mm, 2 * np.sqrt(d / mm) + d / mm, "k:", lw=0.9, label=r"$2\sqrt{d/M}+d/M$ (MP edge)")
     ax.set_xscale("log")
     ax.set_yscale("log")
+    grid_ticks(ax, ms, "x", "%d")
+    ax.yaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+    ax.yaxis.set_minor_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
     ax.set_xlabel("ensemble size M")
     ax.set_ylabel(r"$\sup_{t\leq T}\|\Sigma_t^{-1/2}A_tA_t^\top\Sigma_t^{-1/2}-I\|$")
-    ax.set_title(f"d = {d}, K = {p['K']} unit arms, T = {T}")
-    ax.legend()
+    ax.set_title(f"d = {d}, K = {p['K']} unit arms, T = {T}, {m.trials} runs")
+    fig.legend(loc="outside lower center", ncol=2, columnspacing=0.8)
     return fig, data
 
 
-@figure("ensemble_tracking_vs_d_T")
+#: Seed offsets of the independent single-T runs of ``ensemble_tracking_vs_d_T`` panel (b).
+_T_SEED_STRIDE = 1000
+
+
+@figure("ensemble_tracking_vs_d_T",
+        caption="Sup tracking error of linear Ensemble++ at M = 8d, median and interquartile range: (a) "
+                "against d (T = 2000 in the full build), (b) against the horizon T (d = 10, M = 80). In (b) "
+                "each T is an independent run (root seed + 1000·(i+1)): on shared seeds the running sup "
+                "of the shorter horizon is a prefix of the longer one's and is reached early, which made "
+                "the panel flat by construction. The dashed line is 2√(d/M) = 2√(1/8). Supports "
+                "ensemble.tracking.flat_in_d and ensemble.tracking.flat_in_T.",
+        claims=("ensemble.tracking.flat_in_d", "ensemble.tracking.flat_in_T"), width="page")
 def tracking_vs_d_T(*, quick: bool, seed: int):
     (exp_d, runs_d), (exp_T, runs_T) = _tracking("d", quick), _tracking("T", quick)
-    md, mT = measure(exp_d, runs_d, seed=seed), measure(exp_T, runs_T, seed=seed)
+    md = measure(exp_d, runs_d, seed=seed)
     ds, Ts = tuple(exp_d.params["d"]), tuple(exp_T.params["T"])
-    sd, sT = _columns(md.stats), _columns(mT.stats)
-    fig, (a1, a2) = new_figure(ncols=2)
-    for ax, xs, st, xl in ((a1, ds, sd, "d (M = 8d)"),
-                           (a2, Ts, sT, f"T (d = {exp_T.params['d']}, M = {exp_T.params['M']})")):
+    fixed_T = {k: v for k, v in exp_T.params.items() if k not in ("vary", "T", "starts")}
+    sd = _columns(md.stats)
+    sT, seeds_T, ids_T = [], [], []
+    for i, T in enumerate(Ts):      # one independent experiment (and seed) per horizon
+        e = tracking_experiment("T", (T,), fixed_T, name=f"vs_T.single.T{T}")
+        s_i = seed + _T_SEED_STRIDE * (i + 1)
+        sT += _columns(measure(e, runs_T, seed=s_i).stats)
+        seeds_T.append(s_i)
+        ids_T.append(e.id)
+    fig, (a1, a2) = new_figure(ncols=2, height=2.3)
+    for ax, xs, st, xl in ((a1, ds, sd, "dimension d (M = 8d)"),
+                           (a2, Ts, sT, f"horizon T (d = {exp_T.params['d']}, M = {exp_T.params['M']})")):
         med = [s[0] for s in st]
         ax.errorbar(xs, med, yerr=[[v - s[1] for v, s in zip(med, st)],
-                                   [s[2] - v for v, s in zip(med, st)]], marker="o", capsize=2)
+                                   [s[2] - v for v, s in zip(med, st)]], marker="o", ls="-", color="C0",
+                    label="median, IQR")
         ax.set_xscale("log")
-        ax.set_ylim(0, max(1.5, 1.2 * max(s[2] for s in st)))
+        grid_ticks(ax, xs, "x", "%d")
+        ax.set_ylim(0, max(1.3, 1.15 * max(s[2] for s in st)))
         ax.set_xlabel(xl)
-    a1.set_ylabel("sup tracking error (median, IQR)")
-    a1.axhline(2 * math.sqrt(1 / 8), color="k", ls="--", lw=1, label=r"$2\sqrt{1/8}$")
-    a1.legend()
+        ref_line(ax, y=2 * math.sqrt(1 / 8), label=r"$2\sqrt{d/M} = 2\sqrt{1/8}$")
+    a1.set_ylabel("sup tracking error")
+    a1.set_title(f"{md.trials} runs per d, shared seeds, T = {exp_d.params['T']}")
+    a2.set_title(f"{runs_T} runs per T, independent seeds per T")
+    a1.legend(loc="lower left")
+    panel_letters((a1, a2))
     data = {"d": list(ds), "T_for_d": exp_d.params["T"], "by_d": [list(s) for s in sd],
-            "T": list(Ts), "by_T": [list(s) for s in sT], "runs": [md.trials, mT.trials],
-            "seed": seed, "experiments": [exp_d.id, exp_T.id], "columns": ["median", "q25", "q75"]}
+            "T": list(Ts), "by_T": [list(s) for s in sT], "runs": [md.trials, runs_T],
+            "seed": seed, "seeds_by_T": seeds_T, "experiments": [exp_d.id] + ids_T,
+            "columns": ["median", "q25", "q75"],
+            "note": "panel (b): one experiment per T with its own seed (independent columns)"}
     return fig, data
 
 
-@figure("ensemble_regret_vs_m")
+@figure("ensemble_regret_vs_m",
+        caption="Mean final regret of linear Ensemble++ (five index families) and classic ensemble "
+                "sampling against the ensemble size M, 95% t-intervals over repetitions, with the exact "
+                "Thompson sampling level (line, 95% band) and TS + 10% (dotted); one panel per dimension d. "
+                "The smallest M within 10% of TS is the quantity of ensemble.regret.finite.* and "
+                "ensemble.regret.smallest_m_vs_d.",
+        claims=("ensemble.regret.finite.*", "ensemble.regret.smallest_m_vs_d"), width="page")
 def regret_vs_m(*, quick: bool, seed: int):
     ds = _sweep_ds(quick)
-    fig, axes = new_figure(ncols=len(ds))
+    fig, axes = new_figure(ncols=len(ds), height=2.6)
     data = {"d": list(ds), "seed": seed, "margin": 0.10, "panels": []}
     for ax, d in zip(axes, ds):
         res = _sweep(d, quick, seed)
         ts_m, (ts_lo, ts_hi) = res.final_mean_ci("TS")
         ax.axhspan(ts_lo, ts_hi, color="k", alpha=0.12, lw=0)
-        ax.axhline(ts_m, color="k", lw=1.2, label="exact TS (95% CI)")
-        ax.axhline(1.1 * ts_m, color="k", lw=0.8, ls=":", label="TS + 10%")
+        ref_line(ax, y=ts_m, color="k", ls="-", lw=1.1, label="exact TS (95% CI)")
+        ref_line(ax, y=1.1 * ts_m, color="k", lw=0.8, ls=":", label="TS + 10%")
         panel = {"d": d, "T": res.T, "n_reps": res.n_reps, "TS": [ts_m, ts_lo, ts_hi], "families": {}}
         for lab in ("LinUCB", "Greedy"):
             m, ci = res.final_mean_ci(lab)
@@ -146,8 +187,7 @@ def regret_vs_m(*, quick: bool, seed: int):
             # lower bars clipped at 95% of the mean (log axis)
             ax.errorbar(ms, mean, yerr=[[min(m - v[1][0], 0.95 * m) for m, v in zip(mean, vals)],
                                         [v[1][1] - m for m, v in zip(mean, vals)]],
-                        marker="o", ms=2.5, capsize=1.5, lw=1,
-                        label="ensemble sampling (one-hot)" if fam == "ES" else fam)
+                        lw=1, label="ensemble sampling (one-hot)" if fam == "ES" else fam)
             nb = 500 if quick else 2000
             sm = smallest_m_within(res, idx, pert, margin=0.10, n_boot=nb, seed=seed)
             sm1 = smallest_m_within(res, idx, pert, margin=0.10, n_boot=nb, seed=seed, rule="first")
@@ -156,31 +196,61 @@ def regret_vs_m(*, quick: bool, seed: int):
                                       "first_M_within": sm1.to_dict()}
         ax.set_xscale("log")
         ax.set_yscale("log")
+        grid_ticks(ax, ms, "x", "%d")
         ax.set_xlabel("ensemble size M")
         ax.set_title(f"d = {d}, K = {'100' if quick else '1000'}, T = {res.T}, {res.n_reps} reps")
         data["panels"].append(panel)
     axes[0].set_ylabel("mean final regret (95% CI)")
-    axes[-1].legend(fontsize=6)
+    panel_letters(axes)
+    fig.legend(*axes[-1].get_legend_handles_labels(), loc="outside right center")
     return fig, data
 
 
-@figure("ensemble_regret_curves")
+@figure("ensemble_regret_curves",
+        caption="Cumulative regret over rounds at M = 8d on the finite-arm problem: (a) every agent, mean "
+                "with pointwise 95% t-band over repetitions (linear axis); (b) the comparison that matters, "
+                "each ensemble agent's cumulative regret minus exact Thompson sampling's on the same "
+                "repetition (paired difference, mean and 95% t-band), with 0 = parity with TS. The curves "
+                "that coincide in (a) separate in (b). Data of ensemble.regret.finite.*.",
+        claims=("ensemble.regret.finite.*",), width="page")
 def regret_curves(*, quick: bool, seed: int):
+    from scipy import stats as st
+
     d = _sweep_ds(quick)[-1]
     res = _sweep(d, quick, seed)
     M = 8 * d
-    fig, ax = new_figure()
+    fig, (a, b) = new_figure(ncols=2, height=2.6)
     t = res.times
-    data = {"d": d, "M": M, "T": res.T, "n_reps": res.n_reps, "seed": seed, "curves": {}}
-    for lab in res.curve_labels:
+    data = {"d": d, "M": M, "T": res.T, "n_reps": res.n_reps, "seed": seed, "curves": {},
+            "minus_TS": {}}
+    every = max(1, len(t) // 8)
+    for i, lab in enumerate(res.curve_labels):
         mean, lo, hi = res.curve_mean_ci(lab)
-        ax.plot(t, mean, lw=1.2, label=lab)
-        ax.fill_between(t, lo, hi, alpha=0.15, lw=0)
+        line, = a.plot(t, mean, label=lab, markevery=(i * every // 7, every),
+                       zorder=3 if lab == "TS" else 2)      # the reference agent on top
+        a.fill_between(t, np.maximum(lo, 0), hi, color=line.get_color(), alpha=0.12, lw=0)
         data["curves"][lab] = {"t": t.tolist(), "mean": mean.tolist(), "lo": lo.tolist(),
                                "hi": hi.tolist()}
-    ax.set_yscale("log")
-    ax.set_xlabel("round t")
-    ax.set_ylabel("cumulative regret (mean, 95% CI)")
-    ax.set_title(f"finite arms, d = {d}, M = 8d = {M}, {res.n_reps} reps")
-    ax.legend(fontsize=6.5)
+    ts = res.curve[:, res.curve_labels.index("TS"), :]
+    q = st.t.ppf(0.975, res.n_reps - 1) if res.n_reps > 1 else np.inf
+    for i, lab in enumerate(res.curve_labels):
+        if lab in ("TS", "LinUCB", "Greedy"):
+            b.plot([], [])          # keep each agent's colour, marker and line style across panels
+            continue
+        diff = res.curve[:, res.curve_labels.index(lab), :] - ts
+        m = diff.mean(axis=0)
+        h = q * diff.std(axis=0, ddof=1) / math.sqrt(res.n_reps) if res.n_reps > 1 else np.zeros_like(m)
+        line, = b.plot(t, m, label=lab, markevery=(i * every // 7, every))
+        b.fill_between(t, m - h, m + h, color=line.get_color(), alpha=0.12, lw=0)
+        data["minus_TS"][lab] = {"mean": m.tolist(), "lo": (m - h).tolist(), "hi": (m + h).tolist()}
+    ref_line(b, y=0.0, color="k", ls="-", lw=0.8, label="parity with TS")
+    for ax in (a, b):
+        ax.set_xlabel("round t")
+    a.set_ylabel("cumulative regret")
+    b.set_ylabel("cumulative regret − TS (paired)")
+    a.set_title(f"d = {d}, M = 8d = {M}, {res.n_reps} reps")
+    b.set_title("ensemble agents minus exact TS")
+    a.legend(loc="upper left", ncol=2)
+    b.legend(loc="upper left")
+    panel_letters((a, b))
     return fig, data

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 
+import matplotlib.lines
 import matplotlib.ticker
 import numpy as np
 from scipy import stats
@@ -39,7 +40,7 @@ from proofs_check.mismatch.trm_oracle import TRM_PATHS, acceptance_given_violati
 from proofs_check.mismatch.update_size import B_GRID, K_GRID, NOISE_B, NOISE_K, SAMPLER_KL, drift_k_curve
 from proofs_check.policies import GENERATORS, LinearSoftmaxPolicy, TabularPolicy
 
-from .style import figure, new_figure
+from .style import figure, grid_ticks, new_figure, panel_letters, ref_line
 
 
 def _fit(x, y):
@@ -48,7 +49,17 @@ def _fit(x, y):
     return float(r.slope), float(r.stderr)
 
 
-@figure("mismatch_horizon")
+@figure("mismatch_horizon",
+        caption="Worst-case remainder max_R |J(π) − J(μ) − L'(π)| against the horizon T (log–log, exact "
+                "closed forms) with the bounds of the theory page §5; fitted log–log slopes ± OLS standard "
+                "error in the legends. (a) Balanced sampler μ = (½, ½) with a ±0.01 tilt: the i.i.d. remainder "
+                "grows like T, count-state tilts give lower bounds; classical bound ∝ T², pm-KL ∝ T^1.5. "
+                "(b) Near-one-hot sampler: the remainder grows like T² (half the classical bound) while "
+                "Tε ≪ 1. Supports mismatch.scaling.* and mismatch.bound.*.iid_tilt.",
+        claims=("mismatch.scaling.iid_tilt_remainder", "mismatch.scaling.classical_bound",
+                "mismatch.scaling.pm_kl_bound", "mismatch.scaling.near_deterministic_tilt",
+                "mismatch.scaling.state_tilt_majority", "mismatch.scaling.state_tilt_contrarian",
+                "mismatch.bound.*.iid_tilt"), width="page")
 def fig_horizon(*, quick: bool, seed: int):
     Ts = np.unique(np.round(np.geomspace(4, 4096, 10 if quick else 28)).astype(int))
     m, e = 0.5, 0.01
@@ -60,50 +71,68 @@ def fig_horizon(*, quick: bool, seed: int):
         curves[f"|Error| ≥ ({rule} tilt)"] = np.array([count_state_tilt(m, e, int(T), rule=rule).abs_error
                                                        for T in Ts])
     bounds = {k: np.array([r.bounds[k] for r in iid]) for k in ("classical", "pm_kl", "coupling", "unified")}
-    fig, (ax, ax2) = new_figure(ncols=2)
+    fig, (ax, ax2) = new_figure(ncols=2, height=3.9)
     data = {"T": Ts.tolist(), "m": m, "tilt": e, "delta": delta, "curves": {}, "bounds": {}, "seed": seed,
             "note": "deterministic (closed forms); slopes are OLS over all T with standard errors"}
     for (name, y), c in zip(curves.items(), ("C0", "C1", "C2")):
         s, se = _fit(Ts, y)
-        ax.loglog(Ts, y, "o-", color=c, ms=3, label=f"{name}: slope {s:.3f}±{se:.3f}")
+        ax.loglog(Ts, y, "o-", color=c, label=f"{name}: slope {s:.3f}±{se:.3f}")
         data["curves"][name] = {"y": y.tolist(), "slope": s, "slope_se": se}
-    for (name, y), c in zip(bounds.items(), ("C3", "C4", "C5", "k")):
+    for (name, y), c, ls in zip(bounds.items(), ("C3", "C4", "C5", "k"), ("--", "-.", (0, (5, 1, 1, 1)), "--")):
         s, se = _fit(Ts, y)
-        ax.loglog(Ts, y, "--", color=c, label=f"{name}: slope {s:.3f}±{se:.3f}")
+        if name == "unified":       # the minimum of the bounds: a wide band under the one it equals
+            ax.loglog(Ts, y, ls="-", marker="", color="0.55", lw=4.5, alpha=0.45, zorder=1.2,
+                      label=f"unified = min of bounds: slope {s:.3f}±{se:.3f}")
+        else:
+            ax.loglog(Ts, y, ls=ls, marker="", color=c, label=f"{name} bound: slope {s:.3f}±{se:.3f}")
         data["bounds"][name] = {"y": y.tolist(), "slope": s, "slope_se": se}
-    ax.loglog(Ts, 0.48 * Ts * delta, ":", color="0.5", lw=1, label="0.48 T δ (spec reference)")
+    ax.loglog(Ts, 0.48 * Ts * delta, ls="-", marker="", color="C5", lw=3.5, alpha=0.5, zorder=1.1,
+              label="0.48 T δ (spec reference)")
+    grid_ticks(ax, [4, 16, 64, 256, 1024, 4096], "x", "%d")
     ax.set_xlabel("horizon T")
     ax.set_ylabel("worst-case |J(π) − J(μ) − L'(π)|, bounds")
-    ax.set_title(f"μ=(½,½), tilt ±{e}, δ={delta:.1e}", fontsize=8)
-    ax.legend(fontsize=5)
+    ax.set_title(f"μ = (½, ½), tilt ±{e}, δ = {delta:.1e}")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1, fontsize=7)
     # near-one-hot sampler: the remainder grows like T² (half the classical bound) while Tε ≪ 1
     a, e2 = 1e-9, 1e-6
     Tn = np.unique(np.round(np.geomspace(16, 2048, 8 if quick else 20)).astype(int))
     rn = [iid_tilt_worst_case([1 - a, a], [1 - a - e2, a + e2], int(T)) for T in Tn]
     yn = np.array([r.abs_error for r in rn])
     s, se = _fit(Tn, yn)
-    ax2.loglog(Tn, yn, "o-", ms=3, label=f"|Error| (exact): slope {s:.3f}±{se:.3f}")
-    for k, c in (("classical", "C3"), ("pm_kl", "C4"), ("unified", "k")):
+    ax2.loglog(Tn, yn, "o-", color="C0", label=f"|Error| (exact): slope {s:.3f}±{se:.3f}")
+    for k, c, ls in (("classical", "C3", "--"), ("pm_kl", "C4", "-."), ("unified", "k", "--")):
         yb = np.array([r.bounds[k] for r in rn])
-        ax2.loglog(Tn, yb, "--", color=c, label=f"{k}: slope {_fit(Tn, yb)[0]:.3f}")
+        if k == "unified":
+            ax2.loglog(Tn, yb, ls="-", marker="", color="0.55", lw=4.5, alpha=0.45, zorder=1.2,
+                       label=f"unified = min of bounds: slope {_fit(Tn, yb)[0]:.3f}")
+        else:
+            ax2.loglog(Tn, yb, ls=ls, marker="", color=c, label=f"{k} bound: slope {_fit(Tn, yb)[0]:.3f}")
         data.setdefault("near_deterministic", {}).setdefault("bounds", {})[k] = yb.tolist()
-    ax2.loglog(Tn, Tn * (Tn - 1) * e2 ** 2, ":", color="0.5", label="T(T−1)ε²")
+    ax2.loglog(Tn, Tn * (Tn - 1) * e2 ** 2, ls="-", marker="", color="C5", lw=3.5, alpha=0.5, zorder=1.1,
+               label="T(T−1)ε²")
+    grid_ticks(ax2, [16, 64, 256, 1024, 2048], "x", "%d")
     ax2.set_xlabel("horizon T")
-    ax2.set_title(f"μ=(1−a, a), a={a:g}, π tilt ε={e2:g}", fontsize=8)
-    ax2.legend(fontsize=5)
+    ax2.set_title(f"μ = (1−a, a), a = {a:g}, π tilt ε = {e2:g}")
+    ax2.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1, fontsize=7)
+    panel_letters((ax, ax2))
     data["near_deterministic"].update({"a": a, "eps": e2, "T": Tn.tolist(), "abs_error": yn.tolist(),
                                        "slope": s, "slope_se": se,
                                        "ratio_to_T(T-1)eps2": (yn / (Tn * (Tn - 1) * e2 ** 2)).tolist()})
     return fig, data
 
 
-@figure("mismatch_tightness")
+@figure("mismatch_tightness",
+        caption="Tightness of the unified bound B*: |Error| / B* under the worst-case reward for random "
+                "sampler–trainer pairs from each generator (exact enumeration per pair; box = quartiles, "
+                "whiskers 5–95%, points beyond), with the per-generator maximum. Ratios ≤ 1 everywhere is "
+                "the content of mismatch.bound.unified.*; values below 10⁻⁵ are drawn at 10⁻⁵ and counted.",
+        claims=("mismatch.bound.unified.*",), width="column")
 def fig_tightness(*, quick: bool, seed: int):
     n = 40 if quick else 400
     m = measure(TIGHTNESS, n, seed=seed)
     data = {"n_per_generator": n, "shapes": [list(sh) for sh in TIGHTNESS_SHAPES], "seed": seed,
             "experiment": TIGHTNESS.id, "ratios": {}, "max": {}, "argmax": {}}
-    fig, ax = new_figure()
+    fig, ax = new_figure(height=2.7)
     all_r = []
     for g in GENERATORS:
         r = m.stats[f"ratio[{g}]"]
@@ -114,21 +143,52 @@ def fig_tightness(*, quick: bool, seed: int):
         data["max"][g] = float(r[i])
         data["argmax"][g] = {"V": V, "T": T, "trial": i}
     floor = 1e-5
-    ax.boxplot([np.maximum(r, floor) for r in all_r], showfliers=True, whis=(5, 95))
-    ax.set_xticks(range(1, len(GENERATORS) + 1), GENERATORS)
+    ax.boxplot([np.maximum(r, floor) for r in all_r], showfliers=True, whis=(5, 95),
+               flierprops={"marker": ".", "markersize": 2.5, "markeredgecolor": "0.4"},
+               medianprops={"color": "C1"})
+    ref_line(ax, y=1.0, ls="--", color="k", lw=0.8)
+    ticks = []
     for i, r in enumerate(all_r):
         zeros = int(np.sum(r < floor))
-        ax.annotate(f"max {r.max():.3f}" + (f"\n{zeros} below 1e-5" if zeros else ""), (i + 1, r.max()),
-                    textcoords="offset points", xytext=(0, 4), ha="center", fontsize=6.5)
+        ax.text(i + 1, 2.2, f"max\n{r.max():.3f}", ha="center", va="bottom", fontsize=7)
         data.setdefault("below_floor", {})[GENERATORS[i]] = zeros
+        ticks.append(GENERATORS[i].replace("_", " ") + (f"\n{zeros} < 1e-5" if zeros else ""))
+    ax.set_xticks(range(1, len(GENERATORS) + 1), ticks)
     ax.set_yscale("log")
-    ax.set_ylim(floor / 2, 3.0)
+    ax.set_ylim(floor / 2, 20.0)
     ax.set_ylabel("|Error| / B*  (worst-case reward)")
-    ax.set_title(f"Tightness of B*, {n} random pairs per generator")
+    ax.set_title(f"{n} random pairs per generator")
     return fig, data
 
 
-@figure("mismatch_estimators")
+#: |bias| below this fraction of the panel's largest value is rounding of an exact zero.
+_ZERO_REL = 1e-12
+
+
+def _plot_with_zeros(ax, x, y, *, color, marker, ls, label, ref):
+    """Plot ``y`` on a log axis; values ≤ ``_ZERO_REL·ref`` (exact zeros up to rounding) are not data:
+    they are drawn as open markers on the bottom edge of the panel."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    zero = y <= _ZERO_REL * ref
+    yp = np.where(zero, np.nan, y)
+    ax.plot(x, yp, color=color, marker=marker, ls=ls, label=label)
+    if zero.any():
+        ax.plot(x[zero], np.zeros(int(zero.sum())), ls="", marker=marker, mfc="white", color=color, ms=4,
+                transform=ax.get_xaxis_transform(), clip_on=False, zorder=3)
+    return zero
+
+
+@figure("mismatch_estimators",
+        caption="Exact bias norm (top) and standard deviation (bottom) of the §3 policy-gradient "
+                "estimators, by enumeration: against the mismatch level σ at T = 6 (left) and against the "
+                "length T with a hotter sampler (right). Open markers on the bottom edge are exact zeros "
+                "(|bias| ≤ 10⁻¹² × the panel's largest value, i.e. rounding): sequence IS is unbiased, and "
+                "truncation (seq_tis) and masking (seq_mis) are unbiased until the ratio reaches the "
+                "clip C = 2 (geometric mask [0.8, 1.25]); points are dodged sideways so coinciding values (seq_is = "
+                "seq_tis = seq_mis before truncation) stay visible. The length trap: sequence-IS sd and MIS bias grow with T "
+                "(mismatch.identity.length_trap, mismatch.identity.mis_bias, mismatch.estimator.*).",
+        claims=("mismatch.identity.length_trap", "mismatch.identity.mis_bias", "mismatch.identity.seq_is_unbiased",
+                "mismatch.estimator.*"), width="page")
 def fig_estimators(*, quick: bool, seed: int):
     d = 3
     sigmas = np.geomspace(0.02, 1.0, 5 if quick else 10)
@@ -159,82 +219,127 @@ def fig_estimators(*, quick: bool, seed: int):
         for k in names:
             by_T[k][0].append(mom[k].bias_norm)
             by_T[k][1].append(math.sqrt(mom[k].variance))
-    fig, axes = new_figure(ncols=2)
-    for i, k in enumerate(names):
-        c = f"C{i}"
-        axes[0].loglog(sigmas, np.maximum(by_s[k][0], 1e-17), "o-", color=c, ms=3, label=f"{k} bias")
-        axes[0].loglog(sigmas, by_s[k][1], ":", color=c)
-        axes[1].semilogy(Ts, np.maximum(by_T[k][0], 1e-17), "o-", color=c, ms=3, label=k)
-        axes[1].semilogy(Ts, by_T[k][1], ":", color=c)
+    fig, axes = new_figure(ncols=2, nrows=2, height=4.2, sharex="col")
+    styles = [dict(color=f"C{i}", marker=m, ls=ls) for i, (m, ls) in
+              enumerate(zip("os^DvP", ("-", "--", "-.", ":", (0, (5, 1, 1, 1)), (0, (3, 1)))))]
+    zeros = {"by_sigma": {}, "by_T": {}}
+    ref_s = max(max(by_s[k][0]) for k in names)
+    ref_T = max(max(by_T[k][0]) for k in names)
+    for i, (k, sty) in enumerate(zip(names, styles)):
+        # dodge: coinciding values (e.g. seq_is = seq_tis = seq_mis before truncation) stay visible
+        xs = sigmas * 10 ** (0.012 * (i - 2.5))
+        xt = np.asarray(Ts, float) + 0.09 * (i - 2.5)
+        zs = _plot_with_zeros(axes[0, 0], xs, by_s[k][0], label=None, ref=ref_s, **sty)
+        zt = _plot_with_zeros(axes[0, 1], xt, by_T[k][0], label=None, ref=ref_T, **sty)
+        axes[1, 0].plot(xs, by_s[k][1], label=k, **sty)
+        axes[1, 1].plot(xt, by_T[k][1], **sty)
+        zeros["by_sigma"][k] = zs.tolist()
+        zeros["by_T"][k] = zt.tolist()
         data["by_sigma"][k] = {"bias": by_s[k][0], "sd": by_s[k][1]}
         data["by_T"][k] = {"bias": by_T[k][0], "sd": by_T[k][1]}
-    axes[0].set_xlabel("logit noise σ (uniform mismatch), T = 6")
-    axes[0].set_ylabel("‖bias‖ (solid), sd (dotted)")
-    axes[1].set_xlabel("T (sampler = trainer at temperature 1/0.6)")
-    axes[0].legend(fontsize=5.5)
-    axes[0].set_title("exact, by enumeration; C = 2, geo mask [0.8, 1.25]", fontsize=7)
-    axes[1].set_title("length trap: seq IS sd and MIS bias grow with T", fontsize=7)
+    data["exact_zero_bias"] = zeros
+    data["zero_rule"] = f"|bias| <= {_ZERO_REL:g} x panel max is drawn as an exact zero (open marker at bottom)"
+    for ax in (axes[0, 0], axes[0, 1], axes[1, 1]):
+        ax.set_yscale("log")
+    for ax in axes[:, 0]:
+        ax.set_xscale("log")
+    grid_ticks(axes[1, 0], [0.02, 0.05, 0.1, 0.2, 0.5, 1.0], "x")
+    grid_ticks(axes[1, 1], Ts, "x", "%d")
+    axes[0, 0].set_ylabel("‖bias‖")
+    axes[1, 0].set_ylabel("standard deviation")
+    axes[1, 0].set_xlabel("logit noise σ (uniform mismatch), T = 6")
+    axes[1, 1].set_xlabel("length T (sampler at temperature 1/0.6)")
+    axes[0, 0].set_title("vs mismatch level")
+    axes[0, 1].set_title("vs length: the length trap")
+    axes[1, 0].set_title("vs mismatch level")
+    axes[1, 1].set_title("vs length")
+    handles, labels = axes[1, 0].get_legend_handles_labels()
+    handles.append(matplotlib.lines.Line2D([], [], ls="", marker="o", mfc="white", color="0.3", ms=4))
+    labels.append("exact 0 (on the axis)")
+    fig.legend(handles, labels, loc="outside right center", title="estimator")
+    panel_letters(axes)
     return fig, data
 
 
-@figure("mismatch_trm_acceptance")
+@figure("mismatch_trm_acceptance",
+        caption="(a) TRM-Max acceptance (1 − p)^T of a response against its length T when each position "
+                "independently violates with probability p; points are exact enumerations on a constructed "
+                "pair (positions 2..T at risk) lying on the formula (mismatch.identity.trm_acceptance). (b) "
+                "Probability that the TRM-Avg, k2-max and k3-mean proxies accept a response whose exact "
+                "maximum per-token KL exceeds δ, from the trials of mismatch.trm.* (the exact mask never "
+                "does: mismatch.trm.exact_never_false_accepts). The vertical line is the claims' δ = 0.02.",
+        claims=("mismatch.identity.trm_acceptance", "mismatch.trm.*"), width="page")
 def fig_trm_acceptance(*, quick: bool, seed: int):
     Ts = np.arange(1, 4097)
     ps = (1e-4, 1e-3, 1e-2)
-    fig, axes = new_figure(ncols=2)
+    fig, axes = new_figure(ncols=2, height=3.1)
     data = {"p": list(ps), "seed": seed, "curves": {}, "exact_points": {}, "proxies": {}}
-    for p, c in zip(ps, ("C0", "C1", "C2")):
+    for p, c, ls in zip(ps, ("C0", "C1", "C2"), ("-", "--", "-.")):
         y = (1 - p) ** Ts
-        axes[0].semilogx(Ts, y, color=c, label=f"(1 − p)^T, p = {p:g}")
+        axes[0].semilogx(Ts, y, color=c, ls=ls, marker="", label=f"(1 − p)^T, p = {p:g}")
         data["curves"][str(p)] = {"T": [1, 16, 256, 1024, 4096], "acc": [trm_acceptance(p, t) for t in (1, 16, 256, 1024, 4096)]}
     # exact enumeration (constructed pair: positions 2..T at risk) on the formula's curve
     pts = {}
-    for p, c in ((0.05, "C6"), (0.2, "C7")):
+    for p, c, mk in ((0.05, "C3", "D"), (0.2, "C4", "v")):
         Tn = np.arange(2, 9 if quick else 13)
         ex = [proxy_acceptance(*violation_pair(p, int(T))).accept["trm_max"] for T in Tn]
-        axes[0].semilogx(Tn - 1, (1 - p) ** (Tn - 1), color=c, lw=0.8)
-        axes[0].semilogx(Tn - 1, ex, "o", color=c, ms=3, label=f"exact enumeration, p = {p}")
+        axes[0].semilogx(Tn - 1, (1 - p) ** (Tn - 1), color=c, lw=0.8, ls=":", marker="")
+        axes[0].semilogx(Tn - 1, ex, ls="", marker=mk, color=c, label=f"exact enumeration, p = {p}")
         pts[str(p)] = {"positions_at_risk": (Tn - 1).tolist(), "exact": ex,
                        "formula": ((1 - p) ** (Tn - 1)).tolist()}
     data["exact_points"] = pts
-    axes[0].set_xlabel("T")
+    axes[0].set_xlabel("response length T (positions at risk)")
     axes[0].set_ylabel("TRM-Max acceptance")
-    axes[0].legend(fontsize=6)
+    axes[0].set_title("acceptance decays geometrically in T")
+    axes[0].legend(loc="upper center", bbox_to_anchor=(0.5, -0.24), ncol=2, columnspacing=0.8)
     deltas = np.unique(np.append(np.geomspace(0.005, 0.2, 6 if quick else 12), 0.02))   # 0.02: the claims' δ
     n_trials = 2_000 if quick else 10_000
     m = measure(TRM_PATHS, n_trials, seed=seed)
     fa = {k: acceptance_given_violation(m.stats, deltas, mask=k) for k in ("trm_avg", "k2_max", "k3_mean")}
-    for k, c in zip(fa, ("C3", "C4", "C5")):
-        axes[1].semilogx(deltas, fa[k], "o-", color=c, ms=3, label=k)
+    for k, c, mk, ls in zip(fa, ("C0", "C1", "C2"), ("o", "s", "^"), ("-", "--", "-.")):
+        axes[1].semilogx(deltas, fa[k], marker=mk, ls=ls, color=c, label=k)
+    ref_line(axes[1], x=0.02, ls=":", label="claims' δ = 0.02")
+    grid_ticks(axes[1], [0.005, 0.01, 0.02, 0.05, 0.1, 0.2], "x")
     data["proxies"] = {"delta": deltas.tolist(), "P(accept | max KL > δ)": {k: v.tolist() for k, v in fa.items()},
                        "trials": m.trials, "experiment": TRM_PATHS.id,
                        "generator": "low_prob (draw_pair), fresh pair and one response per trial, V=2, T=6"}
     axes[1].set_xlabel("δ")
     axes[1].set_ylabel("P(accept | exact max KL > δ)")
-    axes[1].set_title(f"proxies admit violating responses ({m.trials} trials)", fontsize=7)
-    axes[1].legend(fontsize=6)
+    axes[1].set_title(f"proxies admit violating responses ({m.trials} trials)")
+    axes[1].legend(loc="upper center", bbox_to_anchor=(0.5, -0.24), ncol=2, columnspacing=0.8)
+    panel_letters(axes)
     return fig, data
 
 
-@figure("mismatch_staleness")
+@figure("mismatch_staleness",
+        caption="Update-size toy (V = 3, T = 2 tabular policy, η = 0.05): (a) KL between the policy k steps "
+                "ago and now, drift with the exact gradient (∝ k²) and noise with flat reward (∝ k), fitted "
+                "slopes ± OLS s.e.; (b) one-step KL from gradient noise against the batch size B (∝ 1/B); "
+                "(c) sampler–trainer KL along training with a 4-step-stale sampler and a fixed logit error, "
+                "for three step sizes (mean over runs). Error bars: ± 1 s.e. over replicates. Supports "
+                "mismatch.scaling.staleness_* and mismatch.staleness.smaller_step_less_mismatch.",
+        claims=("mismatch.scaling.staleness_drift_k", "mismatch.scaling.staleness_noise_k",
+                "mismatch.scaling.staleness_noise_B", "mismatch.staleness.smaller_step_less_mismatch"),
+        width="page")
 def fig_staleness(*, quick: bool, seed: int):
     reps = 2 if quick else 8
     drift = drift_k_curve(None, 1)[0]              # exact gradient: deterministic (the generator is unused)
     noise = measure(NOISE_K, reps, seed=seed).stats["stale_kl"]
     nb = measure(NOISE_B, reps, seed=seed).stats["one_step_kl"]
-    fig, axes = new_figure(ncols=3)
+    fig, axes = new_figure(ncols=3, height=3.2)
     sd, sde = _fit(K_GRID, drift)
     nm = noise.mean(0)
     sn, sne = _fit(K_GRID, nm)
-    axes[0].loglog(K_GRID, drift, "o-", label=f"drift (exact ∇J): slope {sd:.2f}±{sde:.2f}")
-    axes[0].errorbar(K_GRID, nm, yerr=noise.std(0, ddof=1) / math.sqrt(reps), fmt="s-",
-                     label=f"noise (flat R, B=16): slope {sn:.2f}±{sne:.2f}")
+    axes[0].loglog(K_GRID, drift, "o-", color="C0", label=f"drift (exact ∇J)\nslope {sd:.2f}±{sde:.2f}")
+    axes[0].errorbar(K_GRID, nm, yerr=noise.std(0, ddof=1) / math.sqrt(reps), fmt="s--", color="C1",
+                     label=f"noise (flat R, B = 16)\nslope {sn:.2f}±{sne:.2f}")
+    grid_ticks(axes[0], list(K_GRID), "x", "%d")
     axes[0].set_xlabel("staleness k")
     axes[0].set_ylabel("KL(π at step t−k ‖ π at step t)")
-    axes[0].legend(fontsize=6)
+    axes[0].legend(loc="upper center", bbox_to_anchor=(0.5, -0.2))
     bm = nb.mean(0)
     sb, sbe = _fit(B_GRID, bm)
-    axes[1].errorbar(B_GRID, bm, yerr=nb.std(0, ddof=1) / math.sqrt(reps), fmt="o-",
+    axes[1].errorbar(B_GRID, bm, yerr=nb.std(0, ddof=1) / math.sqrt(reps), fmt="s--", color="C1",
                      label=f"noise: slope {sb:.2f}±{sbe:.2f}")
     axes[1].set_xscale("log")
     axes[1].set_yscale("log")
@@ -243,22 +348,24 @@ def fig_staleness(*, quick: bool, seed: int):
     axes[1].xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     axes[1].set_xlabel("batch size B")
     axes[1].set_ylabel("one-step KL")
-    axes[1].legend(fontsize=6)
-    axes[0].set_title("V=3, T=2 tabular toy, η = 0.05", fontsize=7)
+    axes[1].legend(loc="upper center", bbox_to_anchor=(0.5, -0.2))
+    axes[0].set_title("staleness, η = 0.05")
+    axes[1].set_title(f"batch size, {reps} replicates")
     # sampler–trainer KL along training: 4-step-stale sampler + fixed logit error (antithetic pair),
     # the trials of mismatch.staleness.smaller_step_less_mismatch
     n_runs = 4 if quick else 40
     sk = measure(SAMPLER_KL, n_runs, seed=seed).stats
     sampler = {}
-    for eta, c in ((0.025, "C0"), (0.05, "C1"), (0.1, "C3")):
+    for eta, c, ls in ((0.025, "C0", "-"), (0.05, "C1", "--"), (0.1, "C2", "-.")):
         ys = sk[f"sampler_kl[{eta}]"].mean(axis=0)
-        axes[2].plot(np.arange(ys.size), ys, color=c, label=f"η = {eta}")
+        axes[2].plot(np.arange(ys.size), ys, color=c, ls=ls, marker="", label=f"η = {eta}")
         sampler[str(eta)] = ys.tolist()
     axes[2].set_yscale("log")
     axes[2].set_xlabel("SGD step")
     axes[2].set_ylabel("KL(sampler ‖ trainer)")
-    axes[2].set_title(f"stale (k=4) sampler + logit error, mean of {n_runs} runs", fontsize=7)
-    axes[2].legend(fontsize=6)
+    axes[2].set_title(f"stale sampler, {n_runs} runs")
+    axes[2].legend(loc="upper center", bbox_to_anchor=(0.5, -0.2))
+    panel_letters(axes)
     return fig, {"sampler_kl": sampler, "sampler_setup": {**SAMPLER_KL.params, "runs": n_runs},
                  "k": list(K_GRID), "drift": drift.tolist(), "noise_mean": nm.tolist(),
                  "noise_se": (noise.std(0, ddof=1) / math.sqrt(reps)).tolist(), "B": list(B_GRID),

@@ -1,14 +1,32 @@
-"""One style for every paper figure, and the byte-stable save helper.
+"""One style for every paper figure, the figure registry, and the byte-stable save helper.
 
-* :func:`figure` registers a figure-building function under a name;
-  ``fn(*, quick: bool, seed: int) -> (matplotlib.figure.Figure, dict)``
-  returns the figure and the numbers drawn in it (plain JSON types).
-* :func:`save_figure` writes ``NAME.pdf``, ``NAME.png`` and ``NAME.json``
-  (the data) with fixed metadata — no dates, no software version — so that
+* :func:`figure` registers a figure-building function under a name, with its
+  caption, the claims it supports and its print width::
+
+      @figure("seqproj_failure_vs_M", caption="...", claims=("seqproj.time_uniform.*",),
+              width="column")
+      def failure_vs_M(*, quick: bool, seed: int) -> tuple[Figure, dict]: ...
+
+  The registered builder runs the function *inside* the style context (so
+  legends, titles and texts created after ``new_figure`` get the style too),
+  marks quick builds with a watermark, and adds ``caption``, ``claims`` and
+  ``width`` to the returned data.  :func:`figure_info` lists them.
+* Figures are drawn at print size — :data:`WIDTHS` (a 3.3 in column, a 6.75 in
+  page) — with text ≥ 7 pt; they are saved without rescaling.
+* Colours are the Okabe–Ito colour-blind-safe palette (Okabe & Ito 2008,
+  "Color Universal Design"), each paired with its own marker and line style in
+  the property cycle, so series stay distinct in grey scale.  ``"C0"``…``"C6"``
+  name these colours.
+* :func:`ref_line`, :func:`delta_line`, :func:`theorem_M_line` draw the
+  reference lines where claims live; :func:`grid_ticks` puts the grid values on
+  an axis as its ticks; :func:`panel_letters` adds (a), (b), ….
+* :func:`save_figure` writes ``NAME.pdf``, ``NAME.png`` and ``NAME.json`` (the
+  data) with fixed metadata — no dates, no software version — so that
   rebuilding from the same seed gives identical bytes.
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 from contextlib import contextmanager
@@ -19,34 +37,89 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker as mticker  # noqa: E402
+from cycler import cycler  # noqa: E402
 
 from proofs_check.engine.claims import to_jsonable  # noqa: E402
 
-__all__ = ["STYLE", "style", "figure", "FIGURES", "save_figure", "new_figure"]
+__all__ = ["STYLE", "WIDTHS", "PALETTE", "MARKERS", "LINESTYLES", "MIN_FONT_PT", "style", "figure", "FIGURES",
+           "figure_info", "save_figure", "new_figure", "ref_line", "delta_line", "theorem_M_line",
+           "grid_ticks", "panel_letters", "WATERMARK_GID", "REFERENCE_GID"]
 
-#: rcParams shared by every paper figure.
+#: Print widths in inches: one column of a two-column paper, and the full page.
+WIDTHS = {"column": 3.3, "page": 6.75}
+#: Default heights (inches) of one row of panels at each width.
+ROW_HEIGHT = {"column": 2.45, "page": 2.5}
+#: Smallest font size (points, at print size) a figure may use.
+MIN_FONT_PT = 7.0
+
+#: Okabe–Ito palette, ordered for contrast between neighbours (yellow last: weak on white).
+PALETTE = ("#0072B2",   # blue
+           "#D55E00",   # vermillion
+           "#009E73",   # bluish green
+           "#E69F00",   # orange
+           "#CC79A7",   # reddish purple
+           "#56B4E9",   # sky blue
+           "#000000",   # black
+           "#F0E442")   # yellow
+#: One marker and one line style per palette entry (redundant coding).
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+LINESTYLES = ("-", "--", "-.", ":", (0, (5, 1.5, 1, 1.5, 1, 1.5)), (0, (3, 1)), (0, (1, 1)), "-")
+
+#: Reference lines and the quick watermark carry these gids (the lint reads them).
+REFERENCE_GID = "reference"
+WATERMARK_GID = "watermark"
+
+#: rcParams shared by every paper figure (sizes are print sizes).
 STYLE = {
-    "figure.figsize": (5.0, 3.4),
+    "figure.figsize": (WIDTHS["column"], ROW_HEIGHT["column"]),
     "figure.dpi": 100,
-    "savefig.dpi": 150,
-    "font.size": 9,
-    "axes.titlesize": 9,
-    "axes.labelsize": 9,
-    "legend.fontsize": 7.5,
-    "legend.frameon": False,
+    "savefig.dpi": 220,
+    "font.size": 8,
+    "axes.titlesize": 8,
+    "axes.labelsize": 8,
+    "xtick.labelsize": 7,
+    "ytick.labelsize": 7,
+    "legend.fontsize": 7,
+    "legend.title_fontsize": 7,
+    "legend.frameon": True,
+    "legend.framealpha": 0.85,
+    "legend.edgecolor": "0.8",
+    "legend.fancybox": False,
+    "legend.borderpad": 0.3,
+    "legend.handlelength": 2.2,
+    "legend.handletextpad": 0.4,
+    "legend.labelspacing": 0.25,
+    "legend.columnspacing": 0.8,
     "axes.spines.top": False,
     "axes.spines.right": False,
     "axes.grid": True,
+    "axes.titlepad": 3.0,
+    "axes.labelpad": 2.0,
+    "axes.prop_cycle": (cycler(color=list(PALETTE[:7])) + cycler(marker=list(MARKERS[:7]))
+                        + cycler(linestyle=list(LINESTYLES[:7]))),
     "grid.alpha": 0.3,
-    "lines.linewidth": 1.4,
-    "lines.markersize": 4,
+    "grid.linewidth": 0.5,
+    "lines.linewidth": 1.2,
+    "lines.markersize": 3.5,
+    "errorbar.capsize": 1.5,
+    "xtick.major.size": 2.5,
+    "ytick.major.size": 2.5,
+    "xtick.major.pad": 2.0,
+    "ytick.major.pad": 2.0,
+    "figure.constrained_layout.h_pad": 0.02,
+    "figure.constrained_layout.w_pad": 0.02,
     "pdf.fonttype": 42,
     "svg.hashsalt": "theorycheck",
     "path.simplify": False,
 }
 
-#: Registered figures: name -> builder.
+#: Registered figures: name -> builder ``fn(*, quick, seed) -> (fig, data)``.
 FIGURES: dict[str, Callable] = {}
+#: name -> {"caption", "claims", "width"}.
+_INFO: dict[str, dict] = {}
+#: The width of the figure being built (set by the registered builder, read by :func:`new_figure`).
+_CURRENT: dict = {"width": None}
 
 
 @contextmanager
@@ -56,29 +129,140 @@ def style():
         yield
 
 
-def figure(name: str):
-    """Decorator registering a figure builder under ``name`` (unique)."""
+def _check_width(width, name):
+    if width not in WIDTHS:
+        raise ValueError(f"figure {name!r}: width must be one of {sorted(WIDTHS)}, got {width!r}")
+
+
+def figure(name: str, *, caption: str | None = None, claims: tuple[str, ...] = (), width: str = "column"):
+    """Decorator registering a figure builder under ``name`` (unique).
+
+    ``caption`` is the figure's caption (it should name the claims it supports);
+    ``claims`` the claim ids or glob patterns the figure supports; ``width`` is
+    ``"column"`` (3.3 in) or ``"page"`` (6.75 in).  The builder runs inside
+    :func:`style`; quick builds get a watermark; the data returned gains
+    ``caption``, ``claims`` and ``width``.
+    """
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"figure name must be a non-empty string, got {name!r}")
+    if caption is not None and not isinstance(caption, str):
+        raise TypeError(f"figure {name!r}: caption must be a string, got {type(caption).__name__}")
+    if isinstance(claims, str) or not all(isinstance(c, str) for c in claims):
+        raise TypeError(f"figure {name!r}: claims must be a tuple of claim ids, got {claims!r}")
+    _check_width(width, name)
+
     def deco(fn):
-        if name in FIGURES and FIGURES[name] is not fn:
+        old = FIGURES.get(name)
+        if old is not None and getattr(old, "__wrapped__", None) is not fn and \
+                (getattr(old, "__module__", None), getattr(old, "__qualname__", None)) != \
+                (fn.__module__, fn.__qualname__):
             raise ValueError(f"duplicate figure name {name!r}")
-        FIGURES[name] = fn
+
+        @functools.wraps(fn)
+        def builder(*, quick: bool, seed: int):
+            prev = _CURRENT["width"]
+            _CURRENT["width"] = width
+            try:
+                with style():
+                    fig, data = fn(quick=quick, seed=seed)
+                    if quick:
+                        _watermark(fig)
+            finally:
+                _CURRENT["width"] = prev
+            data = dict(data)
+            data.update({"caption": caption or "", "claims": list(claims), "width": width})
+            return fig, data
+
+        builder.figure_name = name
         fn.figure_name = name
+        FIGURES[name] = builder
+        _INFO[name] = {"caption": caption or "", "claims": tuple(claims), "width": width}
         return fn
     return deco
 
 
-def new_figure(ncols: int = 1, nrows: int = 1, **kw):
-    """``plt.subplots`` under the shared style."""
+def figure_info(pattern: str | None = None) -> dict[str, dict]:
+    """``name -> {"caption", "claims", "width"}`` of every registered figure (loads the modules)."""
+    from . import figures
+    return {n: dict(_INFO[n]) for n in figures(pattern)}
+
+
+def _watermark(fig):
+    """Mark a quick build: a faint diagonal "QUICK BUILD" across the canvas."""
+    w, h = fig.get_size_inches()
+    fig.text(0.5, 0.5, "QUICK BUILD (small budget)", transform=fig.transFigure, ha="center", va="center",
+             rotation=18 if w > 4 else 25, fontsize=min(26.0, 3.2 * w), color="0.5", alpha=0.16,
+             fontweight="bold", zorder=10, gid=WATERMARK_GID)
+
+
+def new_figure(ncols: int = 1, nrows: int = 1, *, width: str | None = None, height: float | None = None,
+               **kw):
+    """``plt.subplots`` at print size under the shared style.
+
+    ``width`` defaults to the registered figure's width; ``height`` (inches)
+    to ``ROW_HEIGHT[width]`` per row.
+    """
+    width = width or _CURRENT["width"] or ("column" if ncols == 1 else "page")
+    _check_width(width, "new_figure")
+    if "figsize" in kw:
+        raise TypeError("new_figure: pass width='column'|'page' and height=, not figsize")
+    h = height if height is not None else ROW_HEIGHT[width] * (1 if nrows == 1 else 0.85 * nrows)
     with style():
-        width = STYLE["figure.figsize"][0] * (1 if ncols == 1 else 0.75 * ncols)
-        height = STYLE["figure.figsize"][1] * (1 if nrows == 1 else 0.8 * nrows)
-        return plt.subplots(nrows, ncols, figsize=kw.pop("figsize", (width, height)),
-                            squeeze=kw.pop("squeeze", True), layout=kw.pop("layout", "constrained"),
-                            **kw)
+        return plt.subplots(nrows, ncols, figsize=(WIDTHS[width], h), squeeze=kw.pop("squeeze", True),
+                            layout=kw.pop("layout", "constrained"), **kw)
+
+
+def ref_line(ax, *, y: float | None = None, x: float | None = None, label: str | None = None,
+             ls="--", color="0.25", lw: float = 0.9, **kw):
+    """A reference line (a bound, a threshold) across the axes, marked for the lint.
+
+    Exactly one of ``y`` (horizontal) or ``x`` (vertical).  Reference lines are
+    grey/black and never use the data colours.
+    """
+    if (x is None) == (y is None):
+        raise TypeError("ref_line: give exactly one of x= or y=")
+    f = ax.axhline if y is not None else ax.axvline
+    line = f(y if y is not None else x, ls=ls, color=color, lw=lw, label=label, marker="", zorder=1.5, **kw)
+    line.set_gid(REFERENCE_GID)
+    return line
+
+
+def delta_line(ax, delta: float, *, label: str | None = None, **kw):
+    """The claim's failure probability δ as a horizontal line."""
+    return ref_line(ax, y=delta, label=label or f"δ = {delta:g}", ls="--", **kw)
+
+
+def theorem_M_line(ax, M: float, *, label: str | None = None, **kw):
+    """The theorem's required dimension M as a vertical line."""
+    return ref_line(ax, x=M, label=label or f"theorem's M = {M:g}", ls=":", lw=1.1, **kw)
+
+
+def grid_ticks(ax, values, axis: str = "x", fmt: str = "%g", *, every: int = 1):
+    """Put the grid values as the axis's major ticks (every ``every``-th labelled), no minor labels."""
+    if axis not in ("x", "y"):
+        raise ValueError(f"grid_ticks: axis must be 'x' or 'y', got {axis!r}")
+    a = ax.xaxis if axis == "x" else ax.yaxis
+    vals = [float(v) for v in values]
+    a.set_major_locator(mticker.FixedLocator(vals))
+    labels = [(fmt % v) if i % every == 0 else "" for i, v in enumerate(vals)]
+    a.set_major_formatter(mticker.FixedFormatter(labels))
+    a.set_minor_locator(mticker.NullLocator())
+    return ax
+
+
+def panel_letters(axes, *, start: str = "a"):
+    """Prefix each panel's title with (a), (b), …, left-aligned (the title moves left)."""
+    axes = list(getattr(axes, "flat", axes))
+    for i, ax in enumerate(axes):
+        letter = f"({chr(ord(start) + i)})"
+        title = ax.get_title(loc="center") or ax.get_title(loc="left")
+        ax.set_title("", loc="center")
+        ax.set_title(f"{letter} {title}".rstrip(), loc="left", fontsize=STYLE["axes.titlesize"])
+    return axes
 
 
 def save_figure(fig, name: str, data: dict, outdir: str | os.PathLike) -> list[Path]:
-    """Write ``NAME.pdf``, ``NAME.png`` and ``NAME.json`` into ``outdir``.
+    """Write ``NAME.pdf``, ``NAME.png`` and ``NAME.json`` into ``outdir`` (print size, no rescaling).
 
     Metadata that would change between builds (creation date, software
     version) is removed, so identical inputs give identical bytes.
