@@ -9,9 +9,10 @@ CONFIRMED from the authors' veRL code ``compute_optimal_token_baseline_advantage
     B_t = \frac{\sum_i m^i_t G^i_t W^i_t}{\sum_i m^i_t W^i_t + \epsilon}, \quad
     A^i_t = (G^i_t - B_t)\, m^i_t .
 
-* :func:`optimal_token_baseline_advantage` — a fused numba kernel (validation
-  flags, ``W``, ``G`` and the group sums in one pass; a branch-free ``exp``,
-  :func:`exp_nonpositive`);
+* :func:`optimal_token_baseline_advantage` — a fused numba kernel (each input
+  row read from memory once: validation flags and a branch-free ``exp``,
+  :func:`exp_nonpositive`, in one vectorised pass; ``W``, ``G`` and the group
+  sums from the cache-resident row);
 * :func:`otb_advantage_numpy` — the plain-NumPy vectorised reference;
 * :func:`otb_advantage_loop` — per-token Python loops written from the
   implementation's steps 1–6, independent of both.
@@ -28,7 +29,8 @@ import math
 from fractions import Fraction
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import intrinsic
 
 from proofs_check.engine.validate import check_bool, check_real
 
@@ -40,6 +42,22 @@ __all__ = ["optimal_token_baseline_advantage", "otb_advantage_numpy", "otb_advan
 _LOG2E = 1.4426950408889634
 _LN2_HI = 6.93147180369123816490e-01
 _LN2_LO = 1.90821492927058770002e-10
+
+#: Reassociation lets LLVM vectorise the kernel's reductions (R, the length, the flag count);
+#: the prefix sums W_t and G_t stay sequential (a loop-carried chain), so their values are
+#: unchanged.  No finite-math flags: the NaN/inf checks rely on IEEE semantics.
+_FM = {"reassoc", "contract", "nsz"}
+
+
+@intrinsic
+def _i64_as_f64(typingctx, x):
+    """The float64 whose bits are the int64 ``x`` (a register bitcast; vectorisable)."""
+    sig = types.float64(types.int64)
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], context.get_value_type(types.float64))
+
+    return sig, codegen
 
 
 @njit(cache=True, nogil=True)
@@ -101,66 +119,143 @@ def exp_nonpositive(x) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True)
-def _otb_group(r, m, lp, spp, isw, use_is, members, handle_zero_tail, eps, adv, ret):
+def _scans(wrow, rrow, ret_row):
+    """The two sequential scans of a row (IEEE order, no reassociation): ``W_t = Σ_{j≤t} m_j w_j``
+    forward, in place of ``wrow``; ``G_t = Σ_{k≥t} m_k r_k`` backward into ``ret_row`` — the
+    reference's reverse cumulative sum, term for term.  ``wrow``/``rrow`` may be longer than
+    ``ret_row`` (scratch): the row length is ``ret_row``'s."""
+    L = ret_row.shape[0]
+    acc = 0.0
+    g = 0.0
+    for t in range(L):              # the two chains interleaved (independent: they overlap)
+        acc += wrow[t]
+        wrow[t] = acc
+        u = L - 1 - t
+        g += rrow[u]
+        ret_row[u] = g
+
+
+@njit(cache=True, nogil=True, fastmath=_FM)
+def _otb_group(r, m, lp, spp, isw, use_is, members, handle_zero_tail, eps, adv, ret, buf, stats):
     """One group: validate (branch-free flags), W and G, the baseline, the advantages.
 
-    Per member row: one pass for the validity flags, the length and the total
-    reward ``R = Σ_t m_t r_t``; one fused forward pass for ``W_t``,
-    ``G_t = R − Σ_{k<t} m_k r_k`` (the same partial sums in the same order, so
-    ``G_0 = R`` and ``G_t = 0`` after the last valid token exactly) and the group
-    sums; a last pass for the advantages.  Returns True if an entry is invalid
-    (the caller then locates it).
+    Each member row is read from memory once: a vectorised pass reads ``r``,
+    ``m``, ``log_probs``, ``sum_pi_squared`` (and ``ρ̄``) for the validity flags,
+    the length and the last valid position; a second vectorised pass over the
+    (cache-resident) row up to that position forms ``m_t w_t`` (the branch-free
+    exponential of :func:`exp_nonpositive` inline) and ``m_t r_t``; :func:`_scans`
+    carries the prefix sum ``W_t`` and the reverse sum ``G_t`` (writing
+    ``returns``; ``G_t = 0`` after the last valid token exactly); a vectorised
+    pass adds the member to the group sums.  After the group, one pass per
+    member writes the advantages.  Bytes: every input read once, both outputs
+    written once, plus an L2-resident re-read of ``returns`` and ``m`` of the
+    group for the advantages.
+    ``buf`` is ``(4, L)`` float scratch.
+    ``stats`` collects what the caller checks afterwards, so that no extra pass
+    over the batch is needed: ``stats[0]`` the largest row sum ``Σ_t |m_t r_t|``,
+    ``stats[1]`` the largest ``ρ̄`` (the overflow bound of :func:`_log_bound_exceeds`),
+    ``stats[2]`` the number of non-finite advantages.
+    Returns True if an entry is invalid (the caller then locates it).
     """
     n = members.shape[0]
     L = r.shape[1]
-    prow = np.empty(L)
-    kbits = np.empty(L, dtype=np.int64)
-    num = np.zeros(L)
-    den = np.zeros(L)
+    wrow = buf[0]
+    rrow = buf[1]
+    num = buf[2]
+    den = buf[3]
+    for t in range(L):
+        num[t] = 0.0
+        den[t] = 0.0
     lengths = np.empty(n)
-    bad = False
+    lives = np.empty(n, dtype=np.int64)
     for k in range(n):
         i = members[k]
-        _exp_nonpos(lp[i], prow, kbits)
-        tot = 0.0
+        ri = r[i]
+        mi = m[i]
+        lpi = lp[i]
+        si = spp[i]
+        nbad = 0.0
         cnt = 0.0
+        hi = 0.0
+        absr = 0.0
+        # pass 1 (memory): the validity flags, the length, Σ|m r| and the last valid position
         for t in range(L):
-            mt = m[i, t]
-            x = lp[i, t]
-            s = spp[i, t]
-            rr = r[i, t]
-            # x - x == 0 is False exactly for NaN and ±inf
-            ok = ((mt == 0.0) | (mt == 1.0)) & (rr - rr == 0.0) & (x - x == 0.0) & (s - s == 0.0)
-            rng_ok = (x <= 0.0) & (s > 0.0) & (s <= 1.0)
-            bad |= (not ok) | ((mt == 1.0) & (not rng_ok))
-            tot += rr * mt
+            mt = mi[t]
+            x = lpi[t]
+            sv = si[t]
+            rr = ri[t]
+            # 0·a + 0·b + 0·c == 0 is False exactly when one of them is NaN or ±inf (no overflow)
+            fin = rr * 0.0 + x * 0.0 + sv * 0.0 == 0.0
+            one = mt == 1.0
+            ok = fin & (one | (mt == 0.0)) & ((not one) | ((x <= 0.0) & (sv > 0.0) & (sv <= 1.0)))
+            nbad += 0.0 if ok else 1.0
             cnt += mt
+            absr += abs(rr * mt)
+            hi = max(hi, (t + 1.0) if one else 0.0)
+        # positions after the last valid token (padding) have m w = m r = 0: W is not needed
+        # there and G = 0, so the row's remaining passes stop at `live`
+        live = int(hi)
+        lives[k] = live
+        stats[0] = max(stats[0], absr)
         if use_is:
+            qi = isw[i]
+            qmax = 0.0
             for t in range(L):
-                q = isw[i, t]
-                bad |= not ((q - q == 0.0) & (q >= 0.0))
+                q = qi[t]
+                nbad += 0.0 if ((q - q == 0.0) & (q >= 0.0)) else 1.0
+                qmax = max(qmax, q)
+            stats[1] = max(stats[1], qmax)
         lengths[k] = cnt
-        if bad:
+        if nbad > 0.0:
             return True
-        acc = 0.0
-        c = 0.0
-        for t in range(L):
-            mt = m[i, t]
-            w = mt * (1.0 - 2.0 * prow[t] + spp[i, t])
-            if use_is:
-                q = isw[i, t]
-                w = w * (q * q)
-            acc += w
-            g = tot - c
-            c += r[i, t] * mt
-            ret[i, t] = g
-            wm = acc * mt
-            num[t] += g * wm
+        # pass 2 (cache): m_t w_t with e^{lp} = poly · 2^k (the algorithm of exp_nonpositive,
+        # FMA-contracted here; 2^k from its exponent bits), and m_t r_t
+        for t in range(live):
+            v = min(max(lpi[t], -708.0), 0.0)
+            kk = np.floor(v * _LOG2E + 0.5)
+            rv = (v - kk * _LN2_HI) - kk * _LN2_LO
+            pp = 1.0 / 87178291200.0
+            pp = pp * rv + 1.0 / 6227020800.0
+            pp = pp * rv + 1.0 / 479001600.0
+            pp = pp * rv + 1.0 / 39916800.0
+            pp = pp * rv + 1.0 / 3628800.0
+            pp = pp * rv + 1.0 / 362880.0
+            pp = pp * rv + 1.0 / 40320.0
+            pp = pp * rv + 1.0 / 5040.0
+            pp = pp * rv + 1.0 / 720.0
+            pp = pp * rv + 1.0 / 120.0
+            pp = pp * rv + 1.0 / 24.0
+            pp = pp * rv + 1.0 / 6.0
+            pp = pp * rv + 0.5
+            pp = pp * rv + 1.0
+            pp = pp * rv + 1.0
+            e = pp * _i64_as_f64((np.int64(kk) + 1023) << 52)
+            mt = mi[t]
+            wrow[t] = mt * (1.0 - 2.0 * e + si[t])
+            rrow[t] = ri[t] * mt
+        if use_is:
+            qi = isw[i]
+            for t in range(live):
+                q = qi[t]
+                wrow[t] *= q * q
+        # pass 3 (scalar, cache): W_t (in place of m w) and G_t (into returns)
+        reti = ret[i]
+        _scans(wrow, rrow, reti[:live])
+        for t in range(live, L):
+            reti[t] = 0.0
+        # pass 4 (cache): the group sums Σ_i m G W and Σ_i m W
+        for t in range(live):
+            wm = wrow[t] * mi[t]
+            num[t] += reti[t] * wm
             den[t] += wm
     if n == 1:
         i = members[0]
+        nf = 0.0
         for t in range(L):
-            adv[i, t] = ret[i, t] * m[i, t]
+            a = ret[i, t] * m[i, t]
+            adv[i, t] = a
+            nf += 0.0 if a - a == 0.0 else 1.0
+        stats[2] += nf
         return False
     for t in range(L):
         d = den[t] + eps
@@ -188,20 +283,35 @@ def _otb_group(r, m, lp, spp, isw, use_is, members, handle_zero_tail, eps, adv, 
             tail_k = -1
     for k in range(n):
         i = members[k]
-        stop = L if k != tail_k else second
+        live = lives[k]
+        stop = min(live, L if k != tail_k else second)
+        reti = ret[i]
+        mi = m[i]
+        ai = adv[i]
+        nf = 0.0
         for t in range(stop):
-            adv[i, t] = (ret[i, t] - num[t]) * m[i, t]
-        for t in range(stop, L):
-            adv[i, t] = ret[i, t] * m[i, t]
+            a = (reti[t] - num[t]) * mi[t]
+            ai[t] = a
+            nf += 0.0 if a - a == 0.0 else 1.0
+        for t in range(stop, live):
+            a = reti[t] * mi[t]
+            ai[t] = a
+            nf += 0.0 if a - a == 0.0 else 1.0
+        for t in range(live, L):
+            ai[t] = 0.0
+        stats[2] += nf
     return False
 
 
 @njit(cache=True, nogil=True)
-def _otb_kernel(r, m, lp, spp, isw, use_is, order, starts, handle_zero_tail, eps, adv, ret, bad_groups):
+def _otb_kernel(r, m, lp, spp, isw, use_is, order, starts, handle_zero_tail, eps, adv, ret, bad_groups,
+                stats):
     n_groups = starts.shape[0] - 1
+    L = r.shape[1]
+    buf = np.empty((4, L))
     for g in range(n_groups):
         bad_groups[g] = _otb_group(r, m, lp, spp, isw, use_is, order[starts[g]:starts[g + 1]],
-                                   handle_zero_tail, eps, adv, ret)
+                                   handle_zero_tail, eps, adv, ret, buf, stats)
 
 
 #: Bound on any intermediate of the plain float64 formula (``Σ_i m G W`` and ``Σ_i m W``) under
@@ -225,15 +335,18 @@ def _needs_scaling(r, m, isw, starts) -> bool:
 
     ``|w_j| ≤ 3`` (``1 − 2π + Σπ² ∈ [−1, 2]``), so ``|W_t| ≤ 3 L max ρ̄²`` and the group sums are at
     most ``n_max`` times that, times ``max |G| ≤ max_i Σ_t |m r|`` for the numerator."""
-    L = r.shape[1]
-    n_max = int(np.max(np.diff(starts)))
     with np.errstate(over="ignore", invalid="ignore"):
         g_max = float(np.max(np.sum(np.abs(r * m), axis=1)))
+    return _log_bound_exceeds(r.shape[1], starts, g_max, None if isw is None else float(np.max(isw)))
+
+
+def _log_bound_exceeds(L, starts, g_max, q_max) -> bool:
+    """The test of :func:`_needs_scaling` from ``g_max = max_i Σ_t |m r|`` and ``q_max = max ρ̄``
+    (``None`` without IS weights); the fused kernel collects both in its first pass."""
+    n_max = int(np.max(np.diff(starts)))
     log_bound = math.log(3.0 * L * n_max) + math.log(max(1.0, g_max))
-    if isw is not None:
-        q = float(np.max(isw))
-        if q > 0:
-            log_bound += 2.0 * math.log(q)
+    if q_max is not None and q_max > 0:
+        log_bound += 2.0 * math.log(q_max)
     return log_bound > math.log(_DIRECT_LIMIT)
 
 
@@ -353,10 +466,9 @@ def optimal_token_baseline_advantage(token_rewards, response_mask, group_ids, lo
     checked where ``m = 1`` only, since padding positions often hold
     placeholders; NaN/inf are refused everywhere.
 
-    The kernel forms ``G_t = R − Σ_{k<t} m_k r_k`` in a forward pass (the same
-    partial sums as ``R``, so ``G_0 = R`` and ``G_t = 0`` after the last valid
-    token exactly); it equals the reverse cumulative sum of the implementation
-    up to rounding of order ``ε Σ|r|``.
+    The kernel forms ``G_t`` by a backward scan over ``m_t r_t``: the reverse
+    cumulative sum of the implementation term for term (bitwise equal to the
+    NumPy reference's ``returns``); ``G_t = 0`` after the last valid token.
 
     Source: veRL ``compute_optimal_token_baseline_advantage`` (CONFIRMED from
     code); theory ``baselines.md#otb-implementation``.
@@ -365,22 +477,25 @@ def optimal_token_baseline_advantage(token_rewards, response_mask, group_ids, lo
     handle_zero_tail = check_bool("handle_zero_tail", handle_zero_tail)
     r, m, lp, spp, isw, inv, order, starts = _validate_batch(
         token_rewards, response_mask, group_ids, log_probs, sum_pi_squared, is_weights)
-    if _needs_scaling(r, m, isw, starts):
-        _check_values_numpy(r, m, lp, spp, isw)
-        _check_returns(r, m)
-        adv, ret = _otb_scaled(r, m, lp, spp, isw, inv, order, starts, handle_zero_tail, eps)
-        _check_finite_result(adv)
-        return adv, ret
     adv = np.empty_like(r)
     ret = np.empty_like(r)
     use_is = isw is not None
     bad_groups = np.zeros(starts.size - 1, dtype=np.bool_)
+    stats = np.zeros(3)
+    # one pass over the batch: the overflow bound and the finiteness of the result are collected
+    # by the kernel; the rare batch that needs the scaled formula is recomputed below
     _otb_kernel(r, m, lp, spp, isw if use_is else np.empty((1, 1)), use_is, order, starts,
-                bool(handle_zero_tail), eps, adv, ret, bad_groups)
+                bool(handle_zero_tail), eps, adv, ret, bad_groups, stats)
     if bad_groups.any():
         _check_values_numpy(r, m, lp, spp, isw)  # locates the bad entry and raises
         raise AssertionError("kernel flagged an invalid entry that the NumPy check did not find")  # pragma: no cover
-    _check_finite_result(adv)
+    if _log_bound_exceeds(r.shape[1], starts, float(stats[0]), float(stats[1]) if use_is else None):
+        _check_returns(r, m)
+        adv, ret = _otb_scaled(r, m, lp, spp, isw, inv, order, starts, handle_zero_tail, eps)
+        _check_finite_result(adv)
+        return adv, ret
+    if stats[2] > 0:
+        _check_finite_result(adv)
     return adv, ret
 
 

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from proofs_check.engine.blas import single_threaded_blas
-from proofs_check.engine.validate import as_generator, check_instance, check_int, check_real
+from proofs_check.engine.validate import (as_generator, check_bool, check_instance, check_int,
+                                          check_real)
 
 from ._limits import MAX_N, MAX_T, check_cells
 
@@ -95,21 +96,60 @@ def _check_run(env, agents, T, rng, *, n=1, name="agents"):
     return env, agents, T, rng
 
 
-def simulate_repetition(env, agents, T, rng) -> np.ndarray:
+def simulate_repetition(env, agents, T, rng, *, fused=None) -> np.ndarray:
     """One repetition of every agent in lock-step; returns the ``(n_agents, T)``
     instantaneous regrets.  Vectorised over agents (batched Sherman–Morrison,
-    one GEMM for the scores of all agents)."""
+    one GEMM for the scores of all agents); on finite arm sets the Ensemble++
+    agents run through the fused kernel (``fused``: default
+    :data:`FUSED`; ``False`` forces the batched path — same regrets)."""
     env, agents, T, rng = _check_run(env, agents, T, rng)
-    return _simulate_repetition(env, agents, T, rng)
+    if fused is not None:
+        fused = check_bool("fused", fused)
+    return _simulate_repetition(env, agents, T, rng, fused)
 
 
-def _simulate_repetition(env, agents, T, rng) -> np.ndarray:
+#: Run the finite-arm Ensemble++ agents of the lock-step simulator through the fused kernel
+#: (:mod:`.fused_round`): the same algebra and random streams, so the same regrets (tested bitwise
+#: against the batched path, ``fused=False``); the kernel releases the GIL, so thread pools scale.
+#: TS, LinUCB and greedy stay on the batched path (few agents; the fused TS kernel,
+#: :func:`.cholesky_update.ts_rounds`, is used by the bench).
+FUSED = True
+
+
+def _simulate_repetition(env, agents, T, rng, fused=None) -> np.ndarray:
     d = env.d
     C = len(agents)
     env_ss, noise_ss, ctx_ss, agent_ss = _rep_streams(rng, C)
     theta, X = env.draw(np.random.default_rng(env_ss))
     eta = np.random.default_rng(noise_ss).standard_normal(T)
     ctx_rng = np.random.default_rng(ctx_ss)
+    if (FUSED if fused is None else fused) and env.kind == "finite":
+        from .fused_round import agent_regret
+
+        X = np.ascontiguousarray(X, dtype=float)
+        Xth = X @ theta
+        best = float(Xth.max())
+        regret = np.empty((C, T))
+        rest = []
+        for i, a in enumerate(agents):
+            if isinstance(a, EnsemblePP):
+                s0_i, sig_i = _agent_prior(a, env)
+                regret[i] = agent_regret(X, Xth, best, eta, a, s0_i, sig_i, agent_ss[i],
+                                         index_sampler=sample_index,
+                                         perturbation_sampler=sample_perturbation)[0]
+            else:
+                rest.append(i)
+        if rest:
+            regret[rest] = _lockstep(env, [agents[i] for i in rest], T, theta, X, eta, ctx_rng,
+                                     [agent_ss[i] for i in rest])
+        return regret
+    return _lockstep(env, agents, T, theta, X, eta, ctx_rng, agent_ss)
+
+
+def _lockstep(env, agents, T, theta, X, eta, ctx_rng, agent_ss) -> np.ndarray:
+    """The batched lock-step rounds of ``agents`` on one drawn instance (θ*, arms, noise)."""
+    d = env.d
+    C = len(agents)
     s0 = np.empty(C)
     sig = np.empty(C)
     for i, a in enumerate(agents):
@@ -354,6 +394,25 @@ def _as_agents(agent, name="agent"):
     return agents
 
 
+def default_executor(n_reps: int, chunk_size: int, workers: int | None = None):
+    """``(executor, workers)`` that :func:`run_bandit` uses when ``executor`` is ``None``: a thread
+    pool on all cores (at most one worker per chunk) when there are ≥ 2 chunks and ≥ 2 cores,
+    serial otherwise — the engine's ``auto`` rule.  Threads, not processes: a process pool
+    re-imports the caller's ``__main__`` (forkserver), which breaks scripts without an
+    ``if __name__ == "__main__"`` guard (measured: ``BrokenProcessPool``); the lock-step chunks
+    spend most of their time in NumPy/BLAS and numba calls that release the GIL (measured 1.1–1.3×
+    over serial on 2 cores at load ≈ 12).  Results do not depend on the choice (chunks carry
+    their own seeds)."""
+    from proofs_check.engine.executors import default_workers
+
+    chunk_size = check_int("chunk_size", chunk_size, lo=1, hi=MAX_N)
+    n_chunks = -(-check_int("n_reps", n_reps, lo=1, hi=MAX_N) // chunk_size)
+    w = default_workers() if workers is None else check_int("workers", workers, lo=1, hi=512)
+    if n_chunks < 2 or w < 2:
+        return "serial", None
+    return "threads", min(w, n_chunks)
+
+
 def run_bandit(env, agent, T, n_reps, seed, executor=None, *, chunk_size: int = 5,
                workers: int | None = None, level: float = 0.95) -> BanditResult:
     """Run ``agent`` (one spec or a sequence, played in lock-step on common
@@ -363,7 +422,9 @@ def run_bandit(env, agent, T, n_reps, seed, executor=None, *, chunk_size: int = 
     :func:`proofs_check.engine.runner.map_chunks` with root ``seed``, so the
     result depends only on ``(env, agents, T, n_reps, seed, chunk_size)`` —
     not on the executor (``"serial"``, ``"threads"``, ``"processes"``,
-    ``"dask"``) or the number of workers.
+    ``"dask"``) or the number of workers.  ``executor=None`` uses all cores
+    (:func:`default_executor`: threads, one per chunk at most; serial for a
+    single chunk or a single core).
     """
     from proofs_check.engine.runner import map_chunks
 
@@ -377,6 +438,9 @@ def run_bandit(env, agent, T, n_reps, seed, executor=None, *, chunk_size: int = 
     _check_run(env, agents, T, 0, n=n_reps)
     level = check_real("level", level, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     task = functools.partial(cumulative_regrets, env=env, agents=tuple(agents), T=T)
+    if executor is None:
+        executor, auto_workers = default_executor(n_reps, chunk_size, workers)
+        workers = auto_workers if auto_workers is not None else workers
     chunks = map_chunks(task, n_reps, chunk_size=chunk_size, seed=seed, executor=executor,
                         workers=workers)
     cum = np.concatenate([np.asarray(c) for c in chunks], axis=0)  # (n_reps, C, T)

@@ -7,6 +7,16 @@ sample is :math:`\mu_t + L_t^{-\top}g` (:func:`solve_upper_t`, back
 substitution).  numba kernels with a NumPy reference of the update
 (:func:`chol_rank1_update_ref`), tested against each other and against
 ``numpy.linalg.cholesky``.
+
+:func:`ts_rounds` is whole exact-TS bandit rounds in one kernel, built for
+speed the way :mod:`.fused_round` builds Ensemble++ (the two are compared at
+equal regret in ``bench/ensemble_step.py``): the factor is kept in **Fortran**
+order (columns contiguous), the Givens sweep over column k also performs
+step k of the forward substitution :math:`w = L'^{-1}b'`
+(:math:`b = \Sigma_t^{-1}\mu_t = \sum_s x_sy_s/\sigma^2`), so a round is two
+passes over the lower triangle — the back substitution
+:math:`\tilde\theta = L^{-\top}(w + g)` (read) and the fused update (read +
+write): :math:`8\,[\tfrac32 d(d+1) + Kd]` bytes per round.
 """
 from __future__ import annotations
 
@@ -20,6 +30,8 @@ from proofs_check.engine.validate import check_finite_array
 from ._limits import MAX_D
 
 __all__ = ["chol_rank1_update", "chol_rank1_update_ref", "solve_upper_t"]
+
+_FM = {"reassoc", "contract", "nsz"}   # vectorised sums; no finite-math flags
 
 
 @njit(cache=True, nogil=True)
@@ -78,3 +90,103 @@ def solve_upper_t(L, g):
             acc -= L[j, i] * u[j]
         u[i] = acc / L[i, i]
     return u
+
+
+@njit(cache=True, nogil=True, fastmath=_FM)
+def ts_rounds(X, Xth, best, eta, sig, G, L, w, b, regret, choice):
+    r"""Exact Thompson-sampling rounds ``0 … n−1`` (``n = eta.shape[0]``) in place.
+
+    ``L``: lower Cholesky factor of the precision :math:`\Sigma_t^{-1}`, Fortran
+    order; ``b`` = :math:`\sum_s x_sy_s/\sigma^2`; ``w`` = :math:`L^{-1}b`.
+    Round s: :math:`\tilde\theta = L^{-\top}(w + G_s)` (so
+    :math:`\tilde\theta\sim N(\mu_t, \Sigma_t)`, the sample of the lock-step
+    simulator with the same ``G``), play the best arm of ``X`` under
+    :math:`\tilde\theta`, observe :math:`y = x^\top\theta^* + \sigma\eta_s`, then
+    :math:`LL^\top \leftarrow LL^\top + xx^\top/\sigma^2` (Givens, as
+    :func:`chol_rank1_update`) fused with the forward substitution for the new
+    ``w``.  Writes the instantaneous regret and the chosen arm.
+    """
+    K, d = X.shape
+    n = eta.shape[0]
+    th = np.empty(d)
+    v = np.empty(d)
+    bb = np.empty(d)
+    inv_sig = 1.0 / sig
+    for s in range(n):
+        # back substitution Lᵀ θ = w + g (column i of L is contiguous)
+        for i in range(d - 1, -1, -1):
+            acc = w[i] + G[s, i]
+            for jj in range(i + 1, d):
+                acc -= L[jj, i] * th[jj]
+            th[i] = acc / L[i, i]
+        a_best = 0
+        v_best = -np.inf
+        for a in range(K):
+            acc = 0.0
+            for i in range(d):
+                acc += X[a, i] * th[i]
+            if acc > v_best:
+                v_best = acc
+                a_best = a
+        choice[s] = a_best
+        regret[s] = best - Xth[a_best]
+        y = Xth[a_best] + sig * eta[s]
+        coef = y * inv_sig * inv_sig
+        for i in range(d):
+            xi = X[a_best, i]
+            v[i] = xi * inv_sig
+            b[i] += xi * coef
+            bb[i] = b[i]
+        # Givens sweep, column k, fused with step k of the forward substitution L' w = b'
+        for k in range(d):
+            lkk = L[k, k]
+            r = math.sqrt(lkk * lkk + v[k] * v[k])
+            c = r / lkk
+            sn = v[k] / lkk
+            ic = 1.0 / c
+            L[k, k] = r
+            wk = bb[k] / r
+            w[k] = wk
+            for i in range(k + 1, d):
+                lik = (L[i, k] + sn * v[i]) * ic
+                L[i, k] = lik
+                v[i] = c * v[i] - sn * lik
+                bb[i] -= wk * lik
+    return 0
+
+
+def simulate_ts_fused(env, agent, T, rng):
+    """One repetition of exact TS through :func:`ts_rounds` on a finite-arm environment,
+    with the random streams of :func:`~seqproj.ensemble.simulate_repetition` (same θ*,
+    arms, noise and Gaussian draws); returns the ``(T,)`` instantaneous regrets."""
+    from proofs_check.engine.validate import check_instance
+
+    from .agents import ExactTS
+    from .bandits import _agent_prior, _check_run, _rep_streams
+
+    check_instance("agent", agent, ExactTS)
+    env, (agent,), T, rng = _check_run(env, [agent], T, rng, name="agent")
+    if env.kind != "finite":
+        raise ValueError(f"simulate_ts_fused runs finite-arm environments (FiniteArmEnv), got {env!r} "
+                         "(argument env)")
+    env_ss, noise_ss, _ctx_ss, agent_ss = _rep_streams(rng, 1)
+    theta_star, X = env.draw(np.random.default_rng(env_ss))
+    X = np.ascontiguousarray(X, dtype=float)
+    eta = np.random.default_rng(noise_ss).standard_normal(T)
+    s0, sig = _agent_prior(agent, env)
+    Xth = X @ theta_star
+    return ts_agent_regret(X, Xth, float(Xth.max()), eta, s0, sig, agent_ss[0])
+
+
+def ts_agent_regret(X, Xth, best, eta, s0, sig, ss):
+    """The ``(T,)`` instantaneous regrets of exact TS (prior ``N(0, s0 I)``, noise σ = ``sig``) on
+    the fixed arms ``X`` through :func:`ts_rounds`, its Gaussian draws from the SeedSequence ``ss``
+    as in the lock-step simulator (``T × d`` standard normals)."""
+    T = eta.shape[0]
+    d = X.shape[1]
+    G = np.random.default_rng(ss).standard_normal((T, d))
+    L = np.asfortranarray(np.eye(d) / math.sqrt(s0))
+    regret = np.empty(T)
+    choice = np.empty(T, dtype=np.int64)
+    ts_rounds(X, Xth, float(best), eta, float(sig), G, L, np.zeros(d), np.zeros(d), regret, choice)
+    return regret

@@ -166,3 +166,49 @@ def test_kernel_exponential_against_numpy():
     low = exp_nonpositive(np.array([-709.0, -745.0, -1e308]))
     assert np.all(low <= 3.31e-308) and np.all(low > 0)
     assert exp_nonpositive(np.array([5.0]))[0] == 1.0  # positive inputs are clipped to 0
+
+
+# ---- issue 13: the single-pass kernel (live length, backward G scan, in-kernel overflow bound)
+
+def _holey_batch(seed, N=24, L=40):
+    """Ragged batch whose masks also have holes (m = 0 before the last valid token) and
+    placeholder values (positive log-probs, zero Σπ²) at masked positions."""
+    g = np.random.default_rng(seed)
+    r, m, gid, lp, spp, isw = ragged_batch(g, N=N, L=L, n_groups=6)
+    holes = (g.random(m.shape) < 0.2) & (m == 1)
+    m[holes] = 0.0
+    lp[m == 0] = 3.0
+    spp[m == 0] = 0.0
+    return r, m, gid, lp, spp, isw
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("use_is", [False, True])
+def test_single_pass_kernel_equals_numpy_reference(seed, use_is):
+    r, m, gid, lp, spp, isw = _holey_batch(seed)
+    kw = dict(is_weights=isw if use_is else None, handle_zero_tail=seed % 2 == 0)
+    A, G = optimal_token_baseline_advantage(r, m, gid, lp, spp, **kw)
+    An, Gn = otb_advantage_numpy(r, m, gid, lp, spp, **kw)
+    assert np.array_equal(G, Gn)                    # the same backward scan, term for term
+    np.testing.assert_allclose(A, An, rtol=1e-12, atol=1e-12)
+    live = m.shape[1] - np.argmax(m[:, ::-1] == 1, axis=1)
+    live[m.sum(axis=1) == 0] = 0
+    for i, n_live in enumerate(live):               # padding after the last valid token: exact zeros
+        assert np.all(A[i, n_live:] == 0) and np.all(G[i, n_live:] == 0)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e100, 1e160])
+def test_in_kernel_overflow_bound_matches_numpy_decision(scale):
+    """The kernel collects max Σ|m r| and max ρ̄ in its first pass; the scaled formula is used
+    exactly when the NumPy bound says so, and the results agree with the reference."""
+    from proofs_check.baselines.otb import _needs_scaling
+    from proofs_check.baselines._batch import _validate_batch
+
+    r, m, gid, lp, spp, isw = _holey_batch(3)
+    isw = isw * scale
+    A, G = optimal_token_baseline_advantage(r, m, gid, lp, spp, is_weights=isw)
+    An, Gn = otb_advantage_numpy(r, m, gid, lp, spp, is_weights=isw)
+    np.testing.assert_allclose(A, An, rtol=1e-10, atol=1e-12)
+    assert np.all(np.isfinite(A))
+    starts = _validate_batch(r, m, gid, lp, spp, isw)[-1]
+    assert _needs_scaling(r, m, isw, starts) == (scale > 1e100)
