@@ -13,7 +13,21 @@ from __future__ import annotations
 
 from ._version import __version__
 
-__all__ = ["verify", "claims", "__version__"]
+#: Declaring your own claims (:mod:`proofs_check.declare`), imported on first use.
+_DECLARE = ("probability", "inequality", "identity", "comparison", "scaling", "reproduce", "load_claims",
+            "Box", "Simplex", "Domain", "ClaimDeclarationError")
+
+__all__ = ["verify", "claims", "__version__", *_DECLARE]
+
+
+def __getattr__(name: str):
+    if name in _DECLARE:
+        from . import declare
+
+        value = getattr(declare, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'proofs_check' has no attribute {name!r}")
 
 
 def claims(pattern: str | None = None):

@@ -107,7 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     q = sub.add_parser("list", help="list claims with kind, source and label")
-    q.add_argument("pattern", nargs="?", help="claim id, dotted prefix (e.g. seqproj) or glob")
+    q.add_argument("pattern", nargs="*", metavar="[FILE.py ...] [PATTERN]",
+                   help="claims files of your own (optional), then a claim id, dotted prefix (e.g. seqproj) or glob")
+    _user_opt(q)
     q.add_argument("--paper", metavar="KEY", help="only claims citing this paper (see --papers)")
     q.add_argument("--papers", action="store_true", help="list the paper keys with title and URL")
     q.add_argument("--json", action="store_true", help="one JSON object per line per claim (= --format json)")
@@ -124,7 +126,10 @@ def build_parser() -> argparse.ArgumentParser:
         q.add_argument("--quick", action="store_true", help=quick_help)
 
     q = sub.add_parser("verify", help="verify claims and print verdicts")
-    q.add_argument("target", help="claim id, dotted prefix (e.g. seqproj) or glob")
+    q.add_argument("target", nargs="*", metavar="[FILE.py ...] TARGET",
+                   help="claim id, dotted prefix (e.g. seqproj) or glob; before it, claims files of your "
+                        "own (then TARGET is optional: all their claims)")
+    _user_opt(q)
     q.add_argument("--budget", type=_int_arg("--budget", 1, MAX_BUDGET), default=None,
                    help="units of work per claim (trials, cases, evaluations, replicates)")
     run_opts(q, "use each claim's small quick budget")
@@ -139,7 +144,10 @@ def build_parser() -> argparse.ArgumentParser:
     fail_on_opt(q)
 
     q = sub.add_parser("figs", help="build the paper figures (PDF, PNG and data)")
-    q.add_argument("pattern", nargs="?", help="figure name or glob")
+    q.add_argument("pattern", nargs="*", metavar="[FILE.py ...] [PATTERN]",
+                   help="figure name or glob; before it, files of your own that register figures "
+                        "(then only their figures are built)")
+    _user_opt(q)
     q.add_argument("--list", action="store_true", help="list the figures with their captions and claims; build nothing")
     q.add_argument("--out", type=_folder("--out"), default="figures", help="output folder (default figures)")
     q.add_argument("--quick", action="store_true", help="small, fast versions")
@@ -151,13 +159,31 @@ def build_parser() -> argparse.ArgumentParser:
 
     q = sub.add_parser("report", help="verify every claim and build every figure into a markdown report")
     run_opts(q, "quick budgets and quick figures (a few minutes)")
-    q.add_argument("--out", type=_folder("--out"), default="theorycheck-report", help="report folder (default theorycheck-report)")
+    q.add_argument("--out", type=_folder("--out"), default=None, help="report folder (default theorycheck-report)")
     q.add_argument("--rerender", action="store_true",
-                   help="re-render OUT/report.md from OUT/results.jsonl without running anything")
-    q.add_argument("pattern", nargs="?", help="restrict to claims matching this id, prefix or glob "
-                                               "(and to the figures that support them)")
+                   help="re-render OUT/report.md and report.html from OUT/results.jsonl without running anything")
+    q.add_argument("--from", dest="from_path", metavar="RESULTS", default=None,
+                   help="re-render from a results.jsonl, report.json or report folder without running "
+                        "anything (into --out if given, else beside RESULTS)")
+    q.add_argument("pattern", nargs="*", metavar="[FILE.py ...] [PATTERN]",
+                   help="restrict to claims matching this id, prefix or glob (and to the figures that "
+                        "support them); before it, claims files of your own (then only their claims)")
+    _user_opt(q)
     fail_on_opt(q)
+
+    q = sub.add_parser("reproduce", help="re-evaluate an inequality claim at a point (a counterexample's "
+                                         "reproduce line)")
+    q.add_argument("claim", nargs="+", metavar="[FILE.py] CLAIM", help="the claim id (after its claims file, if any)")
+    q.add_argument("--point", required=True,
+                   help="JSON: a list of every coordinate, or {\"name\": value, ...} (others at their default)")
+    q.add_argument("--json", action="store_true", help="print the evaluation as one JSON object")
+    _user_opt(q)
     return p
+
+
+def _user_opt(q):
+    q.add_argument("-m", "--module", dest="modules", action="append", default=[], metavar="MODULE",
+                   help="a module of your own that declares claims (and figures); repeatable")
 
 
 # ---------------------------------------------------------------------------
@@ -209,6 +235,78 @@ def _format(args) -> str:
     return args.format or default_format()
 
 
+def _is_claims_file(text: str) -> bool:
+    return text.endswith(".py") or (os.sep in text and os.path.isfile(text))
+
+
+def _load_user(args) -> None:
+    """Claims files among the positional words and ``-m`` modules: load them.
+
+    Sets ``args.user_claims`` (their claims, or ``None`` when none was given),
+    ``args.user_figures`` (figures they registered) and leaves one pattern (or
+    ``None``) in the positional attribute (``target`` or ``pattern``)."""
+    attr = "target" if hasattr(args, "target") else "pattern" if hasattr(args, "pattern") else None
+    words = list(getattr(args, attr) or []) if attr else []
+    files = [w for w in words if _is_claims_file(w)]
+    rest = [w for w in words if not _is_claims_file(w)]
+    if len(rest) > 1:
+        raise ValueError(f"give one claim id, prefix or glob, got {len(rest)}: {' '.join(rest)} "
+                         f"(claims files end in .py)")
+    if attr:
+        setattr(args, attr, rest[0] if rest else None)
+    specs = files + list(getattr(args, "modules", []) or [])
+    args.user_claims, args.user_figures = None, None
+    if not specs:
+        return
+    from .engine.registry import load_user_claims
+
+    want_figures = args.command in ("figs", "report")
+    found: dict = {}
+    for spec in specs:
+        if args.command == "figs":
+            try:
+                load_user_claims(spec)
+            except ValueError as exc:
+                if "registers no claim" not in str(exc):
+                    raise
+        else:
+            for c in load_user_claims(spec):
+                found[c.id] = c
+    args.user_claims = [found[k] for k in sorted(found)]
+    if want_figures:
+        import paper_figs
+        from .engine.registry import _PATH_MODULES
+
+        mods = {m for m, p in _PATH_MODULES.items() if p in {os.path.realpath(f) for f in files}}
+        mods |= set(getattr(args, "modules", []) or [])
+        args.user_figures = sorted(n for n, fn in paper_figs.figures().items()
+                                   if any(getattr(fn, "__module__", "") == m
+                                          or getattr(fn, "__module__", "").startswith(m + ".") for m in mods))
+
+
+def _chosen(args, pattern, *, every: bool = False):
+    """The claims a command runs: the user's own (filtered by ``pattern``) when
+    claims files or modules were given, else the registry's."""
+    if getattr(args, "user_claims", None) is None:
+        if pattern is None:
+            if every:
+                from .engine import claims
+
+                return claims()
+            raise ValueError("give a claim id, dotted prefix or glob (e.g. selftest), or a claims file "
+                             "(my_claims.py) or module (-m mypkg.claims)")
+        return _select(pattern)
+    if pattern is None:
+        return args.user_claims
+    from .engine.registry import matches
+
+    found = [c for c in args.user_claims if matches(c.id, pattern)]
+    if not found:
+        raise ValueError(f"pattern {pattern!r} matches none of the claims loaded "
+                         f"({', '.join(c.id for c in args.user_claims[:6])})")
+    return found
+
+
 def _select(pattern):
     """Claims matching ``pattern``; a pattern matching nothing gets a "did you mean"."""
     from .cli_format import suggest
@@ -234,7 +332,7 @@ def _cmd_list(args) -> int:
     from .papers import PAPERS, paper
 
     fmt = _format(args)
-    listed = _listed()
+    listed = _listed() if args.user_claims is None else args.user_claims
     if args.papers:
         cited = {}
         for c in listed:
@@ -294,7 +392,7 @@ def _exit_status(results, conditions) -> int:
 def _cmd_verify(args) -> int:
     from .cli_format import print_json, print_rows, summary_line
 
-    selected = _select(args.target)
+    selected = _chosen(args, args.target)
     fmt = _format(args)
     rows, results = [], []
     show = fmt != "json" and sys.stderr.isatty()
@@ -319,9 +417,23 @@ def _cmd_verify(args) -> int:
         if fmt == "table":
             for g in sorted({row[3] for row in rows}):
                 print(f"  {GUARANTEES[g]}")
+    if fmt != "json":
+        _print_counterexamples(results, sys.stderr if fmt == "plain" else sys.stdout)
     # the summary goes to stderr where stdout is data (json, plain) so pipes see rows only
     print(summary_line(results, elapsed), file=sys.stderr if fmt in ("json", "plain") else sys.stdout)
     return _exit_status(results, args.fail_on)
+
+
+def _print_counterexamples(results, stream) -> None:
+    """The shrunk counterexample of each refuted inequality, with its reproduce line."""
+    for r in results:
+        wp = getattr(r, "worst_point", None)
+        if not (isinstance(wp, dict) and "counterexample" in wp):
+            continue
+        point = ", ".join(f"{k} = {v!r}" for k, v in wp["counterexample"].items()) or "the default point"
+        print(f"counterexample to {r.claim} (shrunk; {wp['non_default']} coordinate(s) off their default, "
+              f"the rest at default): {point}; lhs = {wp['lhs']:.6g}, rhs = {wp['rhs']:.6g} "
+              f"({wp['confirmed_by']}; seed {wp['seed']})\n  reproduce: {wp['reproduce']}", file=stream)
 
 
 def _cmd_figs(args) -> int:
@@ -340,8 +452,16 @@ def _cmd_figs(args) -> int:
             print(f"{name}\t{' '.join(str(meta.get('caption', '')).split())}\tclaims: {supports}")
         return 0
     t0 = time.perf_counter()
-    paths = paper_figs.build(args.out, quick=args.quick, seed=args.seed, pattern=args.pattern,
-                             progress=lambda name: print(f"building {name} ...", file=sys.stderr, flush=True))
+    if args.user_figures is not None and not args.pattern:     # files/modules of your own: their figures
+        if not args.user_figures:
+            raise ValueError("the files/modules given register no figure (use paper_figs.figure)")
+        paths = [p for name in args.user_figures
+                 for p in paper_figs.build(args.out, quick=args.quick, seed=args.seed, pattern=name,
+                                           progress=lambda n: print(f"building {n} ...", file=sys.stderr,
+                                                                    flush=True))]
+    else:
+        paths = paper_figs.build(args.out, quick=args.quick, seed=args.seed, pattern=args.pattern,
+                                 progress=lambda name: print(f"building {name} ...", file=sys.stderr, flush=True))
     print(f"wrote {len(paths)} files to {args.out}/ in {time.perf_counter() - t0:.1f} s (seed {args.seed})")
     return 0
 
@@ -352,17 +472,64 @@ def _cmd_report(args) -> int:
     from .report import read_results, rerender_report, write_report
 
     t0 = time.perf_counter()
-    if args.rerender:
+    rerun = not (args.rerender or args.from_path)
+    if args.from_path:
+        from .report import render_report_from, results_source
+
+        path = render_report_from(args.from_path, args.out)
+        source = results_source(args.from_path)
+    elif args.rerender:
+        args.out = args.out or "theorycheck-report"
         path = rerender_report(args.out)
+        source = os.path.join(args.out, "results.jsonl")
     else:
-        selected = _select(args.pattern) if args.pattern else claims()
+        args.out = args.out or "theorycheck-report"
+        selected = _chosen(args, args.pattern, every=True)
+        extra = {}
+        if args.pattern and args.user_claims is None:      # only the figures that support these claims
+            from .report.figures import figures_for
+
+            extra["figures"] = figures_for(selected)
+        if args.user_claims is not None:       # your own claims: their figures only; refuse before writing
+            from .engine.registry import check_portable
+            from .engine.verify import _executor_kind
+            from .report.figures import figures_for
+
+            check_portable(selected, _executor_kind(args.executor, args.scheduler))
+            extra["figures"] = sorted(set(figures_for(selected)) | set(args.user_figures or ()))
         path = write_report(selected, args.out, seed=args.seed, alpha=args.alpha, quick=args.quick,
                             executor=args.executor, workers=args.workers, scheduler=args.scheduler,
-                            progress=sys.stderr.isatty())
-    results = read_results(os.path.join(args.out, "results.jsonl"))
-    print(f"report written to {path}")
-    print(summary_line(results, None if args.rerender else time.perf_counter() - t0))
+                            progress=sys.stderr.isatty(), **extra)
+        source = os.path.join(args.out, "results.jsonl")
+    results = read_results(source)
+    html = path.with_suffix(".html")
+    print(f"report written to {path}" + (f" and {html}" if html.exists() else ""))
+    print(summary_line(results, time.perf_counter() - t0 if rerun else None))
     return _exit_status(results, args.fail_on)
+
+
+def _cmd_reproduce(args) -> int:
+    """``theorycheck reproduce [FILE.py] ID --point JSON``: both sides of an inequality
+    claim at the point, in float64 and (if the claim has one) in 50-digit mpmath."""
+    from .declare import reproduce
+    from .engine.registry import get_claim
+
+    ids = [w for w in args.claim if not _is_claims_file(w)]
+    if len(ids) != 1:
+        raise ValueError(f"give exactly one claim id, got {ids or 'none'}")
+    for spec in [w for w in args.claim if _is_claims_file(w)]:
+        from .engine.registry import load_user_claims
+
+        load_user_claims(spec)
+    out = reproduce(get_claim(ids[0]), args.point)
+    if args.json:
+        print(json.dumps(out))
+    else:
+        mp = {None: "no mpmath evaluator", True: "confirmed in mpmath (50 digits)",
+              False: "NOT confirmed in mpmath (a rounding artefact)"}[out["confirmed_mp"]]
+        print(f"{out['claim']}: lhs = {out['lhs']!r}, rhs = {out['rhs']!r}, lhs − rhs = {out['margin']!r}: "
+              + (f"violated; {mp}" if out["violates"] else "holds at this point"))
+    return 0
 
 
 def _cmd_calibrate(rest) -> int:
@@ -393,8 +560,9 @@ def main(argv=None) -> int:
     from .engine.store import ResultFileError
 
     try:
+        _load_user(args)
         return {"list": _cmd_list, "verify": _cmd_verify, "figs": _cmd_figs,
-                "report": _cmd_report}[args.command](args)
+                "report": _cmd_report, "reproduce": _cmd_reproduce}[args.command](args)
     except KeyboardInterrupt:
         out = getattr(args, "out", None)
         kept = f"; finished chunks are kept in {out}/ — rerun with --resume" if args.command == "verify" else ""

@@ -1,4 +1,4 @@
-"""Where chunks run: ``serial``, ``threads``, ``processes`` or ``dask``.
+"""Where chunks run: ``auto`` (the default), ``serial``, ``threads``, ``processes`` or ``dask``.
 
 Every executor exposes ``imap(func, tasks, window)``: it runs
 ``func(*args)`` for each ``(index, args)`` in ``tasks`` with at most
@@ -7,6 +7,10 @@ order.  Closing the generator early cancels what has not started.  Because a
 chunk's result depends only on its index (see :mod:`.runner`), the order of
 completion never changes a run's totals.
 
+* ``auto`` (what ``executor=None`` means) uses every core: ``threads`` with
+  :func:`default_workers` workers (or ``workers``), ``serial`` when that is one.
+  Results are bitwise the same on every executor and worker count (:mod:`.runner`),
+  so the default changes only the time.
 * ``threads`` suits ``nogil`` numba kernels and NumPy's bulk random draws,
   which release the GIL.
 * ``processes`` uses a ``forkserver`` pool (fork is unsafe after threads exist).
@@ -29,7 +33,7 @@ from .blas import limit_blas_threads, single_threaded_blas
 __all__ = ["EXECUTORS", "Executor", "SerialExecutor", "PoolExecutor", "DaskExecutor",
            "make_executor", "default_workers"]
 
-EXECUTORS = ("serial", "threads", "processes", "dask")
+EXECUTORS = ("auto", "serial", "threads", "processes", "dask")
 
 
 #: The most workers an executor accepts.
@@ -250,12 +254,14 @@ def make_executor(executor: str | Executor | None = None, workers: int | None = 
                   scheduler: str | None = None) -> Executor:
     """An :class:`Executor` from a name (or pass one through).
 
-    ``workers`` defaults to all cores; ``scheduler`` (a Dask address) implies ``dask``.
+    ``executor=None`` is ``"auto"``: threads on all cores (``workers`` of them if given),
+    serial if that is one core; ``workers`` defaults to all cores; ``scheduler`` (a Dask
+    address) implies ``dask``.
     """
     if isinstance(executor, Executor):
         return executor
     if executor is None:
-        executor = "dask" if scheduler else "serial"
+        executor = "dask" if scheduler else "auto"
     if executor not in EXECUTORS:
         raise ValueError(f"executor must be one of {list(EXECUTORS)}, got {executor!r}")
     if workers is None:
@@ -264,6 +270,8 @@ def make_executor(executor: str | Executor | None = None, workers: int | None = 
         raise ValueError(f"workers must be an integer in [1, {MAX_WORKERS}], got {workers!r}")
     if scheduler and executor != "dask":
         raise ValueError(f"--scheduler needs executor 'dask', got {executor!r}")
+    if executor == "auto":
+        executor = "threads" if workers > 1 else "serial"
     if executor == "serial":
         return SerialExecutor()
     if executor in ("threads", "processes"):

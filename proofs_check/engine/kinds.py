@@ -113,6 +113,12 @@ class InequalityClaim(Claim):
     project: Callable[[np.ndarray], np.ndarray] | None = None
     evaluate_mp: Callable[[np.ndarray], tuple] | None = None
     describe_point: Callable[[np.ndarray], dict] | None = None
+    #: Shrinking (:mod:`.shrink`): the point coordinates move to (a confirmed
+    #: counterexample is shrunk only when this is given), their names, and
+    #: ``simplify(θ) -> [θ', ...]`` domain-specific simpler points (e.g. of smaller dimension).
+    default_point: Sequence[float] | None = None
+    coordinates: Sequence[str] | None = None
+    simplify: Callable[[np.ndarray], list] | None = None
     step: float = 0.3
     random_fraction: float = 0.5
     atol: float = 0.0
@@ -131,6 +137,10 @@ class InequalityClaim(Claim):
             raise ValueError(f"claim {self.id}: random_fraction must lie in (0, 1], got {self.random_fraction!r}")
         if not (self.step > 0):
             raise ValueError(f"claim {self.id}: step must be > 0, got {self.step!r}")
+        if self.coordinates is not None and self.default_point is not None \
+                and len(self.coordinates) != len(self.default_point):
+            raise ValueError(f"claim {self.id}: coordinates names {len(self.coordinates)} coordinates, "
+                             f"default_point has {len(self.default_point)}")
 
     def _fingerprint_extra(self) -> dict:
         return {"step": self.step, "random_fraction": self.random_fraction,

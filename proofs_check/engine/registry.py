@@ -4,16 +4,29 @@ Claim modules call :func:`register` at import time.  The engine names no
 topic: :func:`claims` imports every module declared in the entry-point group
 ``theorycheck.claims`` (this project's own topics in ``pyproject.toml``, and
 any installed package's) and returns the registered claims sorted by id.
+
+A user's own claims come in through :func:`load_user_claims` — a ``.py``
+file path or a dotted module name (``theorycheck verify my_claims.py``,
+``theorycheck verify -m mypkg.claims``).  A module loaded from a path is
+named ``theorycheck_user.<stem>``; to run its claims on worker processes
+(``processes``/``dask``), :func:`portable_task` wraps a chunk task so that a
+worker first loads the same file under the same name.
 """
 from __future__ import annotations
 
 import fnmatch
 import importlib
+import importlib.util
+import pickle
+import sys
+import types
 from importlib.metadata import entry_points
+from pathlib import Path
 
 from .claims import Claim
 
-__all__ = ["ENTRY_POINT_GROUP", "claim_modules", "register", "claims", "get_claim", "select", "matches", "registered_ids"]
+__all__ = ["ENTRY_POINT_GROUP", "claim_modules", "register", "claims", "get_claim", "select", "matches", "registered_ids",
+           "load_user_claims", "UserClaimsError"]
 
 #: The entry-point group whose values are modules that register claims.
 ENTRY_POINT_GROUP = "theorycheck.claims"
@@ -25,7 +38,27 @@ def claim_modules() -> list[str]:
 
 
 _REGISTRY: dict[str, Claim] = {}
+#: claim id -> the module whose code registered it
+_ORIGIN: dict[str, str] = {}
+#: module name -> file path, for user modules loaded from a path
+_PATH_MODULES: dict[str, str] = {}
+#: module name -> how a user named it (path or dotted name), for reproduce lines
+_USER_SPECS: dict[str, str] = {}
 _loaded = False
+
+#: The package under which claim files loaded from a path are named.
+USER_PACKAGE = "theorycheck_user"
+
+
+def _registering_module() -> str:
+    """The first module up the stack that is not the engine or the declaration API."""
+    f = sys._getframe(2)
+    while f is not None:
+        name = f.f_globals.get("__name__", "")
+        if not (name.startswith("proofs_check.engine") or name == "proofs_check.declare"):
+            return name
+        f = f.f_back
+    return "__main__"
 
 
 def register(claim: Claim) -> Claim:
@@ -34,9 +67,188 @@ def register(claim: Claim) -> Claim:
         raise TypeError(f"claim must be a Claim, got {type(claim).__name__}")
     old = _REGISTRY.get(claim.id)
     if old is not None and old is not claim:
-        raise ValueError(f"duplicate claim id {claim.id!r}")
+        where = _ORIGIN.get(claim.id)
+        raise ValueError(f"duplicate claim id {claim.id!r}"
+                         + (f" (already declared in {module_origin(where)})" if where else "")
+                         + ": give each claim a unique id")
     _REGISTRY[claim.id] = claim
+    _ORIGIN.setdefault(claim.id, _registering_module())
     return claim
+
+
+def module_origin(module: str) -> str:
+    """How a user names ``module``: its file path if it was loaded from one."""
+    return _PATH_MODULES.get(module, module)
+
+
+def claim_origin(claim_id: str) -> str:
+    """The CLI words that load the claim's module, for a reproduce line: the
+    claims file, ``-m module`` for a module named on the command line, or ``""``
+    for an entry-point module (loaded anyway)."""
+    mod = _ORIGIN.get(claim_id)
+    if mod is None:
+        return ""
+    if mod in _PATH_MODULES:
+        return _PATH_MODULES[mod]
+    entry = set(claim_modules())
+    if any(mod == m or mod.startswith(m + ".") for m in entry):
+        return ""
+    if any(mod == m or mod.startswith(m + ".") for m in _USER_SPECS):
+        return f"-m {mod}"
+    return ""
+
+
+class UserClaimsError(ValueError):
+    """A user's claims module cannot be loaded; the message is one line naming it and the fix."""
+
+
+def _user_module_name(path: Path) -> str:
+    stem = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in path.stem) or "claims"
+    if stem[0].isdigit():
+        stem = "_" + stem
+    name, k = f"{USER_PACKAGE}.{stem}", 2
+    while name in _PATH_MODULES and _PATH_MODULES[name] != str(path):
+        name, k = f"{USER_PACKAGE}.{stem}_{k}", k + 1
+    return name
+
+
+def _load_path_module(name: str, path: str):
+    """Execute the file at ``path`` as module ``name`` (once per process)."""
+    mod = sys.modules.get(name)
+    if mod is not None:
+        return mod
+    if USER_PACKAGE not in sys.modules:
+        pkg = types.ModuleType(USER_PACKAGE, "claim files loaded by path (theorycheck)")
+        pkg.__path__ = []
+        sys.modules[USER_PACKAGE] = pkg
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise UserClaimsError(f"cannot load claims from {path}: not a Python file")
+    mod = importlib.util.module_from_spec(spec)
+    _PATH_MODULES[name] = path
+    sys.modules[name] = mod
+    try:
+        spec.loader.exec_module(mod)
+    except BaseException:
+        sys.modules.pop(name, None)
+        _PATH_MODULES.pop(name, None)
+        raise
+    return mod
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def load_user_claims(spec: str) -> list[Claim]:
+    """Import a user's claims — ``spec`` is a ``.py`` file path or a dotted
+    module name — and return the claims it registered (sorted by id).
+
+    Loading is idempotent (a module already loaded is not run again).
+    Errors are :class:`UserClaimsError` (a ``ValueError``) with one line naming
+    the module, the claim if one is at fault, and what to fix."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise TypeError(f"spec must be a .py file path or a dotted module name, got {spec!r}")
+    _load_all()                                         # the built-in claims first: ids stay unique
+    is_path = spec.endswith(".py") or "/" in spec or "\\" in spec
+    if is_path:
+        path = Path(spec).expanduser()
+        if not path.is_file():
+            raise UserClaimsError(f"claims file {spec!r} does not exist (give a .py file, or -m a.dotted.module)")
+        path = path.resolve()
+        name = next((m for m, p in _PATH_MODULES.items() if p == str(path)), None) or _user_module_name(path)
+        label = spec
+    else:
+        name, label = spec, spec
+    from ..declare import ClaimDeclarationError
+
+    try:
+        if is_path:
+            _load_path_module(name, str(path))
+        else:
+            importlib.import_module(name)
+    except ClaimDeclarationError as exc:
+        raise UserClaimsError(f"{label}: {exc}") from None
+    except ModuleNotFoundError as exc:
+        if not is_path and exc.name and (name == exc.name or name.startswith(exc.name + ".")):
+            raise UserClaimsError(f"cannot import claims module {name!r}: no module named {exc.name!r} "
+                                  f"(install its package or put it on PYTHONPATH; a file is given as "
+                                  f"path/to/file.py)") from None
+        raise UserClaimsError(f"cannot load claims from {label}: {_one_line(exc)} — fix the import "
+                              f"in the module") from None
+    except SyntaxError as exc:
+        raise UserClaimsError(f"cannot load claims from {label}: SyntaxError at line {exc.lineno}: "
+                              f"{exc.msg}") from None
+    except Exception as exc:
+        tb, line = exc.__traceback__, None
+        while tb is not None:
+            if tb.tb_frame.f_globals.get("__name__") == name:
+                line = tb.tb_lineno
+            tb = tb.tb_next
+        where = f" (line {line})" if line else ""
+        raise UserClaimsError(f"cannot load claims from {label}: {_one_line(exc)}{where} — fix the "
+                              f"module so that it imports") from None
+    _USER_SPECS[name] = label
+    found = sorted((c for cid, c in _REGISTRY.items()
+                    if _ORIGIN.get(cid) == name or _ORIGIN.get(cid, "").startswith(name + ".")),
+                   key=lambda c: c.id)
+    if not found:
+        raise UserClaimsError(f"{label} registers no claim: declare claims in it (e.g. "
+                              f"proofs_check.inequality(...)) or register(...) engine claims")
+    return found
+
+
+class _ShippedTask:
+    """A chunk task whose claims come from files loaded by path: a worker
+    process loads those files under the same module names, then unpickles
+    the task (pickled by the parent)."""
+
+    def __init__(self, modules: tuple, payload: bytes):
+        self.modules = modules
+        self.payload = payload
+        self._task = None
+
+    def __getstate__(self):
+        return {"modules": self.modules, "payload": self.payload}
+
+    def __setstate__(self, state):
+        self.modules, self.payload, self._task = state["modules"], state["payload"], None
+
+    def __call__(self, rng, n):
+        if self._task is None:
+            for name, path in self.modules:
+                _load_path_module(name, path)
+            self._task = pickle.loads(self.payload)
+        return self._task(rng, n)
+
+
+def portable_task(task):
+    """``task`` ready for worker processes: unchanged unless claim files were
+    loaded by path in this process (then a :class:`_ShippedTask`)."""
+    if not _PATH_MODULES:
+        return task
+    return _ShippedTask(tuple(sorted(_PATH_MODULES.items())), pickle.dumps(task))
+
+
+class isolated:
+    """Context manager: claims registered inside are removed on exit (tests, the pytest plugin)."""
+
+    def __enter__(self):
+        _load_all()                    # the built-in claims stay: only what is added here goes
+        self._saved = (dict(_REGISTRY), dict(_ORIGIN), dict(_USER_SPECS), dict(_PATH_MODULES))
+        self._modules = set(sys.modules)
+        return self
+
+    def __exit__(self, *exc):
+        added = set(_PATH_MODULES) | set(_USER_SPECS)
+        for store, saved in zip((_REGISTRY, _ORIGIN, _USER_SPECS, _PATH_MODULES), self._saved):
+            store.clear()
+            store.update(saved)
+        for name in added - set(_PATH_MODULES) - set(_USER_SPECS):
+            for m in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
+                if m not in self._modules:
+                    del sys.modules[m]
 
 
 def registered_ids() -> list[str]:
@@ -102,3 +314,43 @@ def select(pattern: str) -> list[Claim]:
     if not found:
         raise ValueError(f"pattern {pattern!r} matches no claim; run `theorycheck list` to see the ids")
     return found
+
+
+def check_portable(claims, executor: str) -> None:
+    """Refuse, before anything runs, claims whose functions cannot be sent to
+    worker processes (``executor`` ``"processes"`` or ``"dask"``): one
+    ``ValueError`` naming the claim, the function and the fix."""
+    if executor not in ("processes", "dask"):
+        return
+    for c in claims:
+        if c.experiment is not None:
+            parts = (c.experiment.fn, c.reduce)
+        else:
+            parts = (c.chunk_task(),)
+        for task in parts:
+            try:
+                pickle.dumps(portable_task(task))
+            except Exception:
+                raise UserClaimsError(
+                    f"claim {c.id!r}: its function {_unpicklable_leaf(task)} cannot be sent to the "
+                    f"{executor!r} executor (lambdas and functions defined inside other functions cannot "
+                    f"be pickled): define it with `def` at the top level of its module, or run with "
+                    f"--executor serial or threads") from None
+
+
+def _unpicklable_leaf(fn, depth: int = 0) -> str:
+    import functools
+
+    parts = ()
+    if isinstance(fn, functools.partial):
+        parts = (fn.func, *fn.args, *fn.keywords.values())
+    elif hasattr(fn, "__dict__") and not callable(getattr(fn, "__code__", None)) and not isinstance(fn, type):
+        parts = tuple(v for v in vars(fn).values() if callable(v))
+    if depth < 8:
+        for part in parts:
+            try:
+                pickle.dumps(part)
+            except Exception:
+                return _unpicklable_leaf(part, depth + 1)
+    name = getattr(fn, "__qualname__", None) or type(fn).__name__
+    return f"{name} (a lambda)" if "<lambda>" in name else repr(name)

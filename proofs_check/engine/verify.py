@@ -18,7 +18,9 @@ import numpy as np
 
 from . import decide
 from .claims import Claim
-from .kinds import ScalingClaim
+from .kinds import InequalityClaim, ScalingClaim
+from .registry import check_portable, portable_task
+from .shrink import shrink_result
 from .experiment import as_arrays, experiment_chunks
 from .executors import Executor, make_executor
 from .limits import MAX_BUDGET, MIN_ALPHA
@@ -73,7 +75,9 @@ def verify_claim(claim: Claim, *, budget: int | None = None, seed: int = 0, alph
         replicate whatever the budget; a random one at least two.
     seed : root seed of the run (chunk k uses ``SeedSequence(seed, spawn_key=(k,))``).
     alpha : error level of the verdict, in (0, 1).
-    executor, workers, scheduler : where chunks run (:func:`.executors.make_executor`).
+    executor, workers, scheduler : where chunks run (:func:`.executors.make_executor`);
+        default (``None``) ``"auto"``: threads on all cores, serial on one.  The result
+        is bitwise the same on every executor and worker count.
     out : folder for the per-chunk result file; ``None`` keeps it in memory.
     resume : reuse the chunks already in ``out``'s file (validated against the
         claim's code fingerprint, seed and α).  A fixed-sample decision whose
@@ -103,6 +107,8 @@ def verify_claim(claim: Claim, *, budget: int | None = None, seed: int = 0, alph
               "seed": seed, "chunk_size": int(claim.chunk_size), "alpha": alpha, "method": decision}
     if resume and out is None:
         raise ValueError("resume needs an output folder (--out DIR) holding the earlier result file")
+    kind = _executor_kind(executor, scheduler)
+    check_portable([claim], kind)                      # before anything is written
     store = ChunkStore.open(out, claim.id, header, resume=resume)
     try:
         _check_extension(store, claim, decision, n_chunks)
@@ -122,7 +128,9 @@ def verify_claim(claim: Claim, *, budget: int | None = None, seed: int = 0, alph
                 prefix = _chunks_from_experiment(claim, n_chunks, seed=seed, executor=ex, out=out,
                                                  store=store, stop=stop, progress=progress)
             else:
-                prefix = run_chunks(claim.chunk_task(), n_chunks, chunk_size=claim.chunk_size, seed=seed,
+                task = claim.chunk_task()
+                prefix = run_chunks(portable_task(task) if ex.name in ("processes", "dask") else task,
+                                    n_chunks, chunk_size=claim.chunk_size, seed=seed,
                                     executor=ex, store=store, stop=stop, progress=progress)
             common = dict(claim=claim.id, kind=claim.kind, statement=claim.statement,
                           source=str(claim.source), label=claim.label, seed=seed, alpha=alpha,
@@ -130,6 +138,9 @@ def verify_claim(claim: Claim, *, budget: int | None = None, seed: int = 0, alph
                           params=dict(claim.params), notes=claim.notes, role=claim.role,
                           expected=claim.expected)
             result = decide.decide(claim, prefix, alpha, method, n_chunks, common)
+            if (isinstance(claim, InequalityClaim) and result.verdict == "refuted"
+                    and claim.default_point is not None):
+                result = shrink_result(claim, result, prefix, seed)   # a readable counterexample
             store.record_evaluation({"method": decision, "alpha": alpha, "chunks": len(prefix),
                                      "planned_chunks": n_chunks, "verdict": result.verdict})
     finally:
@@ -147,6 +158,8 @@ def verify_claims(claims, *, executor: str | Executor | None = None, workers: in
     out, resume, method); ``progress_for(claim)`` may return a progress
     callback for that claim.  Claims that read the same experiment share its
     chunks (measured once in this process)."""
+    claims = list(claims)
+    check_portable(claims, _executor_kind(executor, scheduler))   # every claim, before any runs
     owned = not isinstance(executor, Executor)
     ex = make_executor(executor, workers, scheduler)
     try:
@@ -156,6 +169,15 @@ def verify_claims(claims, *, executor: str | Executor | None = None, workers: in
     finally:
         if owned:
             ex.close()
+
+
+def _executor_kind(executor, scheduler) -> str:
+    """The executor's name before it is made (``"auto"`` never ships tasks to processes)."""
+    if isinstance(executor, Executor):
+        return executor.name
+    if executor is None:
+        return "dask" if scheduler else "auto"
+    return str(executor)
 
 
 def _chunks_from_experiment(claim: Claim, n_chunks: int, *, seed, executor, out, store, stop, progress):

@@ -138,3 +138,35 @@ def test_list_cache_gives_the_same_rows_and_skips_the_imports(tmp_path):
     assert fresh == first == second
     assert [json.loads(x)["claim"] for x in second.splitlines()] == [c.id for c in pc.claims()]
     assert heavy == "[]"
+
+
+def test_report_pattern_builds_only_the_supporting_figures(capsys, tmp_path, monkeypatch):
+    import proofs_check.report as report
+    from proofs_check.report.figures import figure_info, figures_for
+
+    seen = {}
+
+    def fake_write(selected, out, **kw):
+        seen["ids"], seen["figures"] = [c.id for c in selected], kw.get("figures")
+        raise KeyboardInterrupt                      # stop before running anything
+
+    monkeypatch.setattr(report, "write_report", fake_write)
+    code, _, _ = _run(["report", "selftest", "--quick", "--out", str(tmp_path)], capsys)
+    assert code == 130 and seen["ids"] == [c.id for c in pc.claims("selftest")]
+    assert seen["figures"] == figures_for(pc.claims("selftest"))
+    assert 0 < len(seen["figures"]) < len(figure_info())
+
+
+def test_report_from_rerenders_without_running(capsys, tmp_path):
+    from proofs_check.engine import get_claim, verify_claim
+
+    r = verify_claim(get_claim("selftest.logit_energy_identity"), quick=True)
+    src = tmp_path / "run"
+    src.mkdir()
+    (src / "results.jsonl").write_text(json.dumps(r.to_dict()) + "\n")
+    code, out, _ = _run(["report", "--from", str(src / "results.jsonl"), "--out", str(tmp_path / "re")], capsys)
+    assert code == 0 and "1 claim: 1 holds" in out
+    assert (tmp_path / "re" / "report.md").exists() and (tmp_path / "re" / "report.html").exists()
+    assert "selftest.logit_energy_identity" in (tmp_path / "re" / "report.md").read_text()
+    code, _, err = _run(["report", "--from", str(tmp_path / "missing")], capsys)
+    assert code == 2 and "does not exist" in err

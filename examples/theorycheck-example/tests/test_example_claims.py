@@ -1,0 +1,41 @@
+"""The example's claims as pytest tests (the theorycheck plugin): the true ones pass;
+``example.product_bound`` is planted false and must fail with a readable message.
+
+Run: ``pytest --theorycheck-budget quick`` (CI expects exactly one failure)."""
+import pytest
+
+import proofs_check as pc
+
+
+@pytest.mark.theorycheck_claim("example.hoeffding")
+def test_hoeffding():
+    pass
+
+
+@pytest.mark.theorycheck_claim("example.am_gm")
+def test_am_gm():
+    pass
+
+
+@pytest.mark.theorycheck_claim("example.random_walk_sqrt")
+def test_random_walk_sqrt():
+    pass
+
+
+@pytest.mark.theorycheck_claim("example.product_bound")
+def test_product_bound_planted_false():
+    pass
+
+
+def _square(x):
+    return x * x
+
+
+def _linear(x):
+    return 2 * x - 1
+
+
+@pytest.mark.theorycheck_claim(expect="holds")
+def test_a_claim_declared_in_the_test():
+    # x² ≥ 2x − 1, i.e. 2x − 1 ≤ x² (the tangent at 1 lies below the parabola)
+    return pc.inequality("example.tangent", _linear, _square, domain=pc.Box(x=(-5.0, 5.0)), register=False)

@@ -1,0 +1,720 @@
+"""Declare your own claims: the user writes mathematics, not engine plumbing.
+
+Five constructors, one per claim kind (``verification.md`` §1), each returning
+a registered :class:`~proofs_check.engine.Claim` that ``theorycheck verify``,
+``report``, the pytest plugin and :func:`proofs_check.verify` accept::
+
+    import numpy as np
+    import proofs_check as pc
+
+    def tv(p, q):  return 0.5 * np.abs(p - q).sum()
+    def kl(p, q):  return float(np.sum(p * np.log(p / q)))
+    def pinsker_rhs(p, q): return np.sqrt(kl(p, q) / 2)
+
+    pc.inequality("mine.pinsker", lhs=tv, rhs=pinsker_rhs,
+                  domain=pc.Simplex(3, names=("p", "q"), min_prob=1e-6), expected="holds")
+
+* :func:`probability` — ``P(event) ≤ delta`` from ``events(rng, n)`` returning
+  ``n`` booleans (or the integer count of events);
+* :func:`inequality` — ``lhs(θ) ≤ rhs(θ)`` on a :class:`Box`, a
+  :class:`Simplex` or any :class:`Domain`; ``lhs``/``rhs`` take the domain's
+  coordinates by name; a confirmed violation is shrunk to a readable
+  counterexample (:mod:`.engine.shrink`) with a ``reproduce`` line;
+* :func:`identity` — ``lhs(θ) = rhs(θ)`` to a tolerance, on a domain;
+* :func:`comparison` — ``E[d] < threshold`` from paired differences
+  ``differences(rng, n) -> (n,)``;
+* :func:`scaling` — ``y(x) ∝ x^a`` with ``a`` in a window, from a simulation
+  ``measure(rng, x) -> y`` (one replicate at one grid value).
+
+Each constructor (and decorator: omit the function and decorate it) checks
+the declaration at once and says what to fix: a function that is not
+callable, one that returns the wrong shape or a non-finite value on a probe
+call (one call on a tiny input, ``probe=False`` to skip), a duplicate id.
+Picklability is checked when a ``processes`` or ``dask`` executor is chosen
+(:func:`proofs_check.engine.registry.check_portable`): lambdas and nested functions run on ``serial`` and
+``threads`` only.
+
+:func:`reproduce` re-evaluates an inequality claim at a point (the
+counterexample's ``reproduce`` line); see ``docs/notes/user_claims.md``.
+"""
+from __future__ import annotations
+
+import functools
+import math
+import numbers
+import sys
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from .engine.claims import Claim
+from .engine.kinds import ComparisonClaim, IdentityClaim, InequalityClaim, ProbabilityClaim, ScalingClaim
+from .engine.validate import shown
+
+__all__ = ["ClaimDeclarationError", "Domain", "Box", "Simplex", "probability", "inequality", "identity",
+           "comparison", "scaling", "reproduce", "load_claims"]
+
+
+class ClaimDeclarationError(ValueError):
+    """A user claim is declared wrongly; the message names the claim and the fix."""
+
+
+def _fail(cid, what: str) -> ClaimDeclarationError:
+    return ClaimDeclarationError(f"claim {cid!r}: {what}")
+
+
+def _fname(fn) -> str:
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)
+    if name is None and isinstance(fn, functools.partial):
+        return f"partial({_fname(fn.func)})"
+    return name or type(fn).__name__
+
+
+def _check_id(cid) -> str:
+    if not isinstance(cid, str):
+        raise TypeError(f"id must be a claim id string, e.g. 'mine.pinsker', got {shown(cid)}")
+    if not cid or any(c.isspace() for c in cid):
+        raise ValueError(f"id must be a non-empty claim id without spaces, e.g. 'mine.pinsker', got {shown(cid)}")
+    return cid
+
+
+def _check_callable(cid, name, fn, signature: str):
+    if not callable(fn):
+        raise TypeError(f"claim {cid!r}: {name} must be a function {signature}, got {shown(fn)}")
+    return fn
+
+
+# ---------------------------------------------------------------------------
+# Domains
+
+
+class Domain:
+    """A domain of an inequality or identity: named coordinates and a sampler.
+
+    ``sample(rng) -> θ`` draws a flat float vector of ``len(names)``
+    coordinates; ``names`` name them (``"x"`` or ``"p[2]"``); ``default`` is
+    the point shrinking moves coordinates to (a counterexample's
+    "non-default" coordinates are the ones that matter); ``project(θ) -> θ``
+    maps a perturbed point back into the domain; ``blocks`` groups
+    coordinates into the named arguments of ``lhs``/``rhs`` (a scalar block
+    passes a float, a vector block an array).  :class:`Box` and
+    :class:`Simplex` are the common cases.
+    """
+
+    def __init__(self, sample: Callable[[np.random.Generator], Any], names: Sequence[str], *,
+                 default: Sequence[float] | None = None, project: Callable | None = None,
+                 blocks: Mapping[str, Sequence[int] | int] | None = None):
+        if not callable(sample):
+            raise TypeError(f"sample must be a function rng -> point, got {shown(sample)}")
+        if isinstance(names, str) or not isinstance(names, Sequence) or not names \
+                or not all(isinstance(n, str) and n for n in names):
+            raise TypeError(f"names must be a non-empty sequence of coordinate names, got {shown(names)}")
+        if len(set(names)) != len(names):
+            raise ValueError(f"names must be distinct, got {list(names)}")
+        self._sample = sample
+        self.names = tuple(names)
+        d = np.zeros(len(names)) if default is None else np.asarray(default, dtype=float).ravel()
+        if d.shape != (len(names),) or not np.all(np.isfinite(d)):
+            raise ValueError(f"default must be {len(names)} finite numbers (one per coordinate), got {shown(default)}")
+        self.default = d
+        if project is not None and not callable(project):
+            raise TypeError(f"project must be a function θ -> θ or None, got {shown(project)}")
+        self._project = project
+        if blocks is None:
+            blocks = {n: i for i, n in enumerate(self.names)}
+        self.blocks = {str(k): (int(v) if isinstance(v, numbers.Integral) else tuple(int(i) for i in v))
+                       for k, v in blocks.items()}
+
+    @property
+    def size(self) -> int:
+        return len(self.names)
+
+    def sample(self, rng) -> np.ndarray:
+        return np.asarray(self._sample(rng), dtype=float).ravel()
+
+    def project(self, theta) -> np.ndarray:
+        theta = np.asarray(theta, dtype=float).ravel()
+        return theta if self._project is None else np.asarray(self._project(theta), dtype=float).ravel()
+
+    def unpack(self, theta) -> dict:
+        """The named arguments of ``lhs``/``rhs`` at ``θ``."""
+        theta = np.asarray(theta, dtype=float).ravel()
+        return {k: (float(theta[v]) if isinstance(v, int) else theta[list(v)].copy())
+                for k, v in self.blocks.items()}
+
+    def describe(self, theta) -> dict:
+        """``{coordinate name: value}`` — how a point is printed."""
+        theta = np.asarray(theta, dtype=float).ravel()
+        return {n: float(v) for n, v in zip(self.names, theta)}
+
+    def simplify(self, theta) -> Iterable[np.ndarray]:
+        """Domain-specific simpler points (e.g. of smaller dimension); none by default."""
+        return ()
+
+    def parse_point(self, point) -> np.ndarray:
+        """A full θ from a list of all coordinates or a ``{name: value}`` dict
+        (unnamed coordinates take their default)."""
+        if isinstance(point, Mapping):
+            theta = self.default.copy()
+            index = {n: i for i, n in enumerate(self.names)}
+            for k, v in point.items():
+                if k not in index:
+                    raise ValueError(f"point names an unknown coordinate {k!r}; coordinates are "
+                                     f"{list(self.names)[:12]}")
+                theta[index[k]] = float(v)
+            return theta
+        theta = np.asarray(point, dtype=float).ravel()
+        if theta.shape != (self.size,):
+            raise ValueError(f"point must have {self.size} coordinates, got {theta.size}")
+        return theta
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(self.names[:6])}{', …' if self.size > 6 else ''})"
+
+
+def _no_sampler(rng):                  # Box and Simplex sample in their own method
+    raise NotImplementedError
+
+
+class Box(Domain):
+    """A box of named coordinates, sampled uniformly.
+
+    ``Box(a=(0, 1), b=(-2, 2))`` has two scalar coordinates; ``Box(x=(-1, 1, 10))``
+    a vector block ``x`` of 10 coordinates (passed to ``lhs``/``rhs`` as an
+    array; printed as ``x[0]`` … ``x[9]``).  ``default`` (a number per block,
+    or a dict) is where shrinking moves a coordinate: 0 when the range
+    contains it, else the range's lower end.  ``integer`` names blocks whose
+    values are rounded to integers.
+    """
+
+    def __init__(self, *, default: Mapping[str, float] | None = None, integer: Sequence[str] = (), **coords):
+        if not coords:
+            raise ValueError("Box needs at least one coordinate, e.g. Box(x=(0, 1))")
+        names, blocks, lo, hi, dflt = [], {}, [], [], []
+        default = dict(default or {})
+        integer = tuple(integer)
+        for k in integer:
+            if k not in coords:
+                raise ValueError(f"integer names {k!r}, which is not a coordinate of the Box ({list(coords)})")
+        for k in default:
+            if k not in coords:
+                raise ValueError(f"default names {k!r}, which is not a coordinate of the Box ({list(coords)})")
+        for name, spec in coords.items():
+            if not isinstance(spec, (tuple, list)) or len(spec) not in (2, 3):
+                raise TypeError(f"coordinate {name} must be (lo, hi) or (lo, hi, size), got {shown(spec)}")
+            a, b = float(spec[0]), float(spec[1])
+            if not (math.isfinite(a) and math.isfinite(b) and a < b):
+                raise ValueError(f"coordinate {name}: need finite lo < hi, got {shown(spec)}")
+            size = None if len(spec) == 2 else int(spec[2])
+            if size is not None and size < 1:
+                raise ValueError(f"coordinate {name}: size must be ≥ 1, got {spec[2]!r}")
+            d = float(default.get(name, 0.0 if a <= 0.0 <= b else a))
+            if not a <= d <= b:
+                raise ValueError(f"coordinate {name}: default {d} lies outside [{a}, {b}]")
+            start = len(names)
+            if size is None:
+                names.append(name)
+                blocks[name] = start
+            else:
+                names += [f"{name}[{i}]" for i in range(size)]
+                blocks[name] = tuple(range(start, start + size))
+            n = 1 if size is None else size
+            lo += [a] * n
+            hi += [b] * n
+            dflt += [d] * n
+        self.lo, self.hi = np.array(lo), np.array(hi)
+        self.integer_mask = np.array([any(n == k or n.startswith(k + "[") for k in integer) for n in names],
+                                     dtype=bool)
+        super().__init__(_no_sampler, names, default=dflt, blocks=blocks)
+
+    def sample(self, rng) -> np.ndarray:
+        return self.project(rng.uniform(self.lo, self.hi))
+
+    def project(self, theta) -> np.ndarray:
+        theta = np.clip(np.asarray(theta, dtype=float).ravel(), self.lo, self.hi)
+        if self.integer_mask.any():
+            theta[self.integer_mask] = np.clip(np.round(theta[self.integer_mask]),
+                                               np.ceil(self.lo[self.integer_mask]),
+                                               np.floor(self.hi[self.integer_mask]))
+        return theta
+
+
+class Simplex(Domain):
+    """``count`` probability vectors of dimension ``k`` (e.g. ``(p, q)`` for a
+    divergence inequality), each entry ≥ ``min_prob``.
+
+    Sampled from the flat Dirichlet mixed with sparse and near-one-hot draws;
+    the default point is the uniform distribution; shrinking may remove an
+    outcome (set it to ``min_prob`` in every vector and renormalise — a
+    smaller dimension).
+    """
+
+    def __init__(self, k: int, *, names: Sequence[str] = ("p",), min_prob: float = 0.0):
+        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 2 <= k <= 10_000:
+            raise ValueError(f"k must be an integer in [2, 10000], got {shown(k)}")
+        if isinstance(names, str):
+            names = (names,)
+        min_prob = float(min_prob)
+        if not 0.0 <= min_prob < 1.0 / k:
+            raise ValueError(f"min_prob must lie in [0, 1/k) = [0, {1.0 / k:g}), got {min_prob}")
+        self.k, self.count, self.min_prob = int(k), len(names), min_prob
+        flat = [f"{n}[{i}]" for n in names for i in range(k)]
+        blocks = {n: tuple(range(j * k, (j + 1) * k)) for j, n in enumerate(names)}
+        super().__init__(_no_sampler, flat, default=np.full(len(flat), 1.0 / k), blocks=blocks)
+
+    def sample(self, rng) -> np.ndarray:
+        alpha = [1.0, 0.3, 0.05][int(rng.integers(3))]
+        return self.project(rng.dirichlet(np.full(self.k, alpha), size=self.count).ravel())
+
+    def project(self, theta) -> np.ndarray:
+        t = np.abs(np.asarray(theta, dtype=float).reshape(self.count, self.k))
+        if np.all(np.abs(t.sum(axis=1) - 1.0) <= 1e-12) and t.min() >= self.min_prob:
+            return t.ravel()                          # already in the simplex: keep its digits
+        t = t / np.maximum(t.sum(axis=1, keepdims=True), np.finfo(float).tiny)
+        t = self.min_prob + (1.0 - self.k * self.min_prob) * t
+        return (t / t.sum(axis=1, keepdims=True)).ravel()
+
+    def simplify(self, theta):
+        """Simpler points: a vector reset to uniform; a vector rounded to 1, 2 or 3
+        decimals (its largest entry takes the remainder); an outcome removed."""
+        t = np.asarray(theta, dtype=float).reshape(self.count, self.k)
+        for v in range(self.count):
+            if not np.all(t[v] == 1.0 / self.k):
+                s = t.copy()
+                s[v] = 1.0 / self.k
+                yield s.ravel()
+        for v in range(self.count):
+            for d in (1, 2, 3):
+                r = np.maximum(np.round(t[v], d), self.min_prob)
+                i = int(np.argmax(r))
+                r[i] = round(1.0 - (r.sum() - r[i]), 12)       # 0.6, not 0.6000000000000001
+                if r[i] >= self.min_prob and not np.array_equal(r, t[v]):
+                    s = t.copy()
+                    s[v] = r
+                    yield s.ravel()
+        for j in range(self.k):
+            if np.all(t[:, j] <= self.min_prob):
+                continue
+            s = t.copy()
+            s[:, j] = 0.0
+            if np.all(s.sum(axis=1) > 0):
+                yield self.project(s.ravel())
+
+
+# ---------------------------------------------------------------------------
+# the functions the engine calls (module level: picklable)
+
+
+def _domain_sample(domain, rng):
+    return domain.sample(rng)
+
+
+def _domain_project(domain, theta):
+    return domain.project(theta)
+
+
+def _domain_describe(domain, theta):
+    return domain.describe(theta)
+
+
+def _domain_simplify(domain, theta):
+    return list(domain.simplify(theta))
+
+
+def _side(value, cid, name, theta_desc) -> float:
+    arr = np.asarray(value)
+    if arr.ndim != 0 and arr.size != 1:
+        raise ClaimDeclarationError(f"claim {cid!r}: {name} must return one number, got an array of shape "
+                                    f"{arr.shape} at {theta_desc}; reduce it to a scalar (e.g. .sum() or max)")
+    try:
+        return float(arr.reshape(()))
+    except (TypeError, ValueError):
+        raise ClaimDeclarationError(f"claim {cid!r}: {name} must return a real number, got "
+                                    f"{shown(value)}") from None
+
+
+def _evaluate_named(domain, lhs, rhs, cid, theta):
+    kw = domain.unpack(theta)
+    return (_side(lhs(**kw), cid, "lhs", "a point"), _side(rhs(**kw), cid, "rhs", "a point"))
+
+
+def _evaluate_named_mp(domain, lhs_mp, rhs_mp, theta):
+    import mpmath
+
+    kw = domain.unpack(theta)
+    kw = {k: (mpmath.mpf(v) if isinstance(v, float) else [mpmath.mpf(float(x)) for x in v])
+          for k, v in kw.items()}
+    return lhs_mp(**kw), rhs_mp(**kw)
+
+
+def _identity_cases(domain, lhs, rhs, cid, rng, n):
+    ls, rs = np.empty(n), np.empty(n)
+    for i in range(n):
+        ls[i], rs[i] = _evaluate_named(domain, lhs, rhs, cid, domain.sample(rng))
+    return ls, rs
+
+
+def _count_events(events, cid, rng, n):
+    out = events(rng, n)
+    if isinstance(out, (bool, np.bool_)) or (isinstance(out, np.ndarray) and out.ndim == 0
+                                             and out.dtype == bool):
+        raise ClaimDeclarationError(f"claim {cid!r}: events(rng, n) must return n = {n} booleans (one "
+                                    f"per trial) or the integer count of events, got one boolean")
+    if isinstance(out, numbers.Integral):
+        k = int(out)
+    else:
+        arr = np.asarray(out)
+        if arr.dtype.kind not in "biuf" or arr.shape != (n,):
+            raise ClaimDeclarationError(
+                f"claim {cid!r}: events(rng, n) must return n = {n} booleans (one per trial) or the "
+                f"integer count of events, got {'shape ' + str(arr.shape) if arr.dtype.kind in 'biuf' else shown(out)}")
+        if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+            raise ClaimDeclarationError(f"claim {cid!r}: events(rng, n) returned non-finite values "
+                                        f"(e.g. NaN); return booleans, one per trial")
+        if not np.all((arr == 0) | (arr == 1)):
+            raise ClaimDeclarationError(f"claim {cid!r}: events(rng, n) must return booleans (or 0/1), got "
+                                        f"values such as {shown(arr[(arr != 0) & (arr != 1)][:3].tolist())}")
+        k = int(arr.sum())
+    if not 0 <= k <= n:
+        raise ClaimDeclarationError(f"claim {cid!r}: events(rng, n) returned {k} events for n = {n} trials; "
+                                    f"the count must lie in [0, n]")
+    return k
+
+
+def _differences(fn, cid, rng, n):
+    d = np.asarray(fn(rng, n), dtype=float)
+    if d.shape != (n,):
+        raise ClaimDeclarationError(f"claim {cid!r}: differences(rng, n) must return an array of shape "
+                                    f"({n},) — one paired difference per draw — got shape {d.shape}")
+    if not np.all(np.isfinite(d)):
+        raise ClaimDeclarationError(f"claim {cid!r}: differences(rng, n) returned non-finite values "
+                                    f"(e.g. NaN); guard the metric or restrict the simulation")
+    return d
+
+
+def _replicates(measure, x, cid, rng, n):
+    y = np.empty((n, len(x)))
+    for r in range(n):
+        for j, xj in enumerate(x):
+            y[r, j] = _measured(measure(rng, xj), cid, xj)
+    return y
+
+
+def _measured(value, cid, xj) -> float:
+    arr = np.asarray(value)
+    if arr.size != 1 or arr.dtype.kind not in "biuf":
+        raise ClaimDeclarationError(f"claim {cid!r}: measure(rng, x) must return one number (the "
+                                    f"quantity at x = {xj:g}), got {shown(value)}")
+    return float(arr.reshape(()))
+
+
+# ---------------------------------------------------------------------------
+# declaration helpers
+
+
+def _caller_module(depth: int = 3) -> str:
+    f = sys._getframe(depth)
+    while f is not None:
+        name = f.f_globals.get("__name__", "")
+        if name != __name__ and not name.startswith("proofs_check.engine"):
+            return name
+        f = f.f_back
+    return "__main__"
+
+
+def _source_for(fn, source):
+    if source:
+        return source
+    mod = getattr(fn, "__module__", None) or _caller_module()
+    from .engine.registry import module_origin
+
+    return f"your own claim (declared in {module_origin(mod)})"
+
+
+def _common(cid, statement, source, fn, *, label, role, expected, params, notes, version):
+    if expected not in ("holds", "refuted", None):
+        raise ValueError(f"claim {cid!r}: expected must be 'holds', 'refuted' or None, got {shown(expected)}")
+    return dict(id=cid, statement=statement, source=_source_for(fn, source), label=label, role=role,
+                expected=expected, params=dict(params or {}), notes=notes, version=version)
+
+
+def _budgets(kw, budget, quick_budget, chunk_size):
+    if budget is not None:
+        kw["default_budget"] = budget
+    if quick_budget is not None:
+        kw["quick_budget"] = quick_budget
+    if chunk_size is not None:
+        kw["chunk_size"] = chunk_size
+    return kw
+
+
+def _finish(claim: Claim, register: bool, probe: bool, probe_fn) -> Claim:
+    if probe:
+        import warnings
+
+        try:
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore", RuntimeWarning)
+                probe_fn()
+        except ClaimDeclarationError:
+            raise
+        except Exception as exc:       # the user's function failed on the probe: say where
+            raise _fail(claim.id, f"probe call failed with {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+                                  f" — fix the function (or declare with probe=False)") from exc
+    if register:
+        from .engine.registry import register as _register
+
+        try:
+            _register(claim)
+        except ValueError as exc:
+            raise ClaimDeclarationError(str(exc)) from None
+    return claim
+
+
+def _decorator_or(fn, build):
+    if fn is None:
+        def deco(f):
+            f.claim = build(f)
+            return f
+        return deco
+    return build(fn)
+
+
+#: Points an inequality or identity declaration evaluates (the default point and
+#: this many random ones) to check shapes and finite values.
+PROBE_POINTS = 16
+
+
+def _probe_rng():
+    return np.random.default_rng(np.random.SeedSequence(0, spawn_key=(2 ** 31,)))
+
+
+# ---------------------------------------------------------------------------
+# the five kinds
+
+
+def probability(id: str, events: Callable | None = None, *, delta: float, statement: str | None = None,
+                source: Any = None, label: str = "OPEN", role: str = "statement", expected: str | None = None,
+                params: Mapping | None = None, budget: int | None = None, quick_budget: int | None = None,
+                chunk_size: int | None = None, notes: str = "", version: int = 1, register: bool = True,
+                probe: bool = True):
+    """``P(event) ≤ delta`` under your simulation.
+
+    ``events(rng, n)`` runs ``n`` independent trials with the NumPy
+    generator ``rng`` and returns ``n`` booleans (True where the bad event
+    happened) or their integer count.  Decided by an anytime-valid test
+    (:func:`proofs_check.engine.verify_claim`).  Without ``events`` this is a
+    decorator (the function gets a ``.claim`` attribute).
+    """
+    cid = _check_id(id)
+    try:
+        delta = float(delta)
+    except (TypeError, ValueError):
+        raise TypeError(f"claim {cid!r}: delta must be a number in (0, 1), got {shown(delta)}") from None
+    if not 0.0 < delta < 1.0:
+        raise ValueError(f"claim {cid!r}: delta must lie in (0, 1), got {delta!r}")
+
+    def build(fn):
+        _check_callable(cid, "events", fn, "events(rng, n) -> n booleans")
+        kw = _common(cid, statement or f"P({_fname(fn)}) ≤ {delta:g}", source, fn, label=label, role=role,
+                     expected=expected, params=params, notes=notes, version=version)
+        claim = ProbabilityClaim(**_budgets(kw, budget, quick_budget, chunk_size),
+                                 fn=functools.partial(_count_events, fn, cid), delta=delta)
+        return _finish(claim, register, probe, lambda: _count_events(fn, cid, _probe_rng(), 8))
+    return _decorator_or(events, build)
+
+
+def inequality(id: str, lhs: Callable | None = None, rhs: Callable | None = None, *, domain: Domain,
+               lhs_mp: Callable | None = None, rhs_mp: Callable | None = None, atol: float = 0.0,
+               rtol: float = 1e-9, statement: str | None = None, source: Any = None, label: str = "OPEN",
+               role: str = "statement", expected: str | None = None, params: Mapping | None = None,
+               budget: int | None = None, quick_budget: int | None = None, chunk_size: int | None = None,
+               step: float = 0.3, notes: str = "", version: int = 1, register: bool = True,
+               probe: bool = True) -> InequalityClaim:
+    """``lhs(θ) ≤ rhs(θ)`` for every θ of ``domain``, decided by worst-case search.
+
+    ``lhs`` and ``rhs`` take the domain's coordinates as keyword arguments
+    (``Box(a=..., b=...)`` → ``lhs(a, b)``; ``Simplex(3, names=("p", "q"))`` →
+    ``lhs(p, q)`` with arrays) and return one real number each.  A point
+    violates the claim when ``lhs − rhs > atol + rtol·|rhs|``.  ``lhs_mp``/
+    ``rhs_mp`` (same arguments, as ``mpmath`` numbers) re-check every float64
+    violation at 50 digits: a confirmed counterexample has guarantee
+    ``"exact"``.  A confirmed counterexample is shrunk toward the domain's
+    default point (:mod:`proofs_check.engine.shrink`).
+    """
+    cid = _check_id(id)
+    _check_callable(cid, "lhs", lhs, "lhs(**coordinates) -> float")
+    _check_callable(cid, "rhs", rhs, "rhs(**coordinates) -> float")
+    if not isinstance(domain, Domain):
+        raise TypeError(f"claim {cid!r}: domain must be a Box, a Simplex or a Domain, got {shown(domain)}")
+    if (lhs_mp is None) != (rhs_mp is None):
+        raise ValueError(f"claim {cid!r}: give both lhs_mp and rhs_mp (the mpmath evaluator), or neither")
+    if lhs_mp is not None:
+        _check_callable(cid, "lhs_mp", lhs_mp, "lhs_mp(**coordinates as mpmath numbers)")
+        _check_callable(cid, "rhs_mp", rhs_mp, "rhs_mp(**coordinates as mpmath numbers)")
+    kw = _common(cid, statement or f"{_fname(lhs)} ≤ {_fname(rhs)} on {domain!r}", source, lhs, label=label,
+                 role=role, expected=expected, params=params, notes=notes, version=version)
+    claim = InequalityClaim(
+        **_budgets(kw, budget, quick_budget, chunk_size),
+        sample=functools.partial(_domain_sample, domain),
+        evaluate=functools.partial(_evaluate_named, domain, lhs, rhs, cid),
+        project=functools.partial(_domain_project, domain),
+        evaluate_mp=None if lhs_mp is None else functools.partial(_evaluate_named_mp, domain, lhs_mp, rhs_mp),
+        describe_point=functools.partial(_domain_describe, domain),
+        default_point=tuple(float(v) for v in domain.default),
+        coordinates=domain.names,
+        simplify=functools.partial(_domain_simplify, domain),
+        atol=atol, rtol=rtol, step=step)
+
+    def probe_fn():
+        rng = _probe_rng()
+        points = [domain.project(domain.default)] + [domain.sample(rng) for _ in range(PROBE_POINTS)]
+        for theta in points:
+            if theta.shape != (domain.size,):
+                raise _fail(cid, f"the domain's sampler returned {theta.size} coordinates, its names give "
+                                 f"{domain.size}")
+            at = f"θ = {shown(domain.describe(theta), 120)}"
+            kw_ = domain.unpack(theta)
+            lv = _side(lhs(**kw_), cid, "lhs", at)
+            rv = _side(rhs(**kw_), cid, "rhs", at)
+            for side, v in (("lhs", lv), ("rhs", rv)):
+                if not math.isfinite(v):
+                    raise _fail(cid, f"{side} returned {v!r} at {at}; return finite numbers on the whole "
+                                     f"domain (guard the formula or shrink the domain)")
+        if lhs_mp is not None:
+            import mpmath
+
+            with mpmath.workdps(30):
+                lm, rm = _evaluate_named_mp(domain, lhs_mp, rhs_mp, theta)
+                if not (mpmath.isfinite(mpmath.mpf(lm)) and mpmath.isfinite(mpmath.mpf(rm))):
+                    raise _fail(cid, f"lhs_mp/rhs_mp returned a non-finite value at {at}")
+    return _finish(claim, register, probe, probe_fn)
+
+
+def identity(id: str, lhs: Callable, rhs: Callable, *, domain: Domain, tol: float = 1e-12,
+             tol_mode: str = "mixed", statement: str | None = None, source: Any = None, label: str = "OPEN",
+             role: str = "statement", expected: str | None = None, params: Mapping | None = None,
+             budget: int | None = None, quick_budget: int | None = None, chunk_size: int | None = None,
+             notes: str = "", version: int = 1, register: bool = True, probe: bool = True) -> IdentityClaim:
+    """``lhs(θ) = rhs(θ)`` on ``domain`` up to ``tol`` (``tol_mode`` as in
+    :class:`~proofs_check.engine.IdentityClaim`: ``"mixed"`` divides the
+    error by ``max(1, |lhs|, |rhs|)``); checked on random points of the domain."""
+    cid = _check_id(id)
+    _check_callable(cid, "lhs", lhs, "lhs(**coordinates) -> float")
+    _check_callable(cid, "rhs", rhs, "rhs(**coordinates) -> float")
+    if not isinstance(domain, Domain):
+        raise TypeError(f"claim {cid!r}: domain must be a Box, a Simplex or a Domain, got {shown(domain)}")
+    if tol_mode == "scale":
+        raise ValueError(f"claim {cid!r}: tol_mode 'scale' needs an IdentityClaim with its own fn; use "
+                         f"'absolute', 'relative' or 'mixed'")
+    kw = _common(cid, statement or f"{_fname(lhs)} = {_fname(rhs)} on {domain!r}", source, lhs, label=label,
+                 role=role, expected=expected, params=params, notes=notes, version=version)
+    claim = IdentityClaim(**_budgets(kw, budget, quick_budget, chunk_size),
+                          fn=functools.partial(_identity_cases, domain, lhs, rhs, cid), tol=tol, tol_mode=tol_mode)
+
+    def probe_fn():
+        rng = _probe_rng()
+        for theta in [domain.project(domain.default)] + [domain.sample(rng) for _ in range(PROBE_POINTS)]:
+            at = f"θ = {shown(domain.describe(theta), 120)}"
+            for side, v in zip(("lhs", "rhs"), _evaluate_named(domain, lhs, rhs, cid, theta)):
+                if not math.isfinite(v):
+                    raise _fail(cid, f"{side} returned {v!r} at {at}; return finite numbers on the whole domain")
+    return _finish(claim, register, probe, probe_fn)
+
+
+def comparison(id: str, differences: Callable | None = None, *, threshold: float = 0.0,
+               alternative: str = "less", bounds: tuple[float, float] | None = None,
+               statement: str | None = None, source: Any = None, label: str = "OPEN", role: str = "statement",
+               expected: str | None = None, params: Mapping | None = None, budget: int | None = None,
+               quick_budget: int | None = None, chunk_size: int | None = None, notes: str = "",
+               version: int = 1, register: bool = True, probe: bool = True):
+    """``E[d] < threshold`` (``alternative="less"``) or ``> threshold``, where
+    ``differences(rng, n)`` returns ``n`` paired differences ``d = A − B``
+    drawn with common random numbers.  Declare ``bounds=(lo, hi)`` when every
+    difference lies in them: the verdict is then anytime-valid."""
+    cid = _check_id(id)
+
+    def build(fn):
+        _check_callable(cid, "differences", fn, "differences(rng, n) -> n numbers")
+        op = "<" if alternative == "less" else ">"
+        kw = _common(cid, statement or f"E[{_fname(fn)}] {op} {threshold:g}", source, fn, label=label, role=role,
+                     expected=expected, params=params, notes=notes, version=version)
+        claim = ComparisonClaim(**_budgets(kw, budget, quick_budget, chunk_size),
+                                fn=functools.partial(_differences, fn, cid), threshold=threshold,
+                                alternative=alternative, bounds=bounds)
+
+        def probe_fn():
+            d = _differences(fn, cid, _probe_rng(), 4)
+            if claim.bounds is not None:
+                claim.stats_function()(d, 4)
+        return _finish(claim, register, probe, probe_fn)
+    return _decorator_or(differences, build)
+
+
+def scaling(id: str, measure: Callable | None = None, *, x: Sequence[float], exponent: tuple[float, float],
+            deterministic: bool = False, statement: str | None = None, source: Any = None, label: str = "OPEN",
+            role: str = "statement", expected: str | None = None, params: Mapping | None = None,
+            budget: int | None = None, quick_budget: int | None = None, notes: str = "", version: int = 1,
+            register: bool = True, probe: bool = True):
+    """``y(x) ∝ x^a`` with ``a`` in ``exponent = (lo, hi)`` over the grid ``x``.
+
+    ``measure(rng, x) -> y`` returns one replicate of your quantity at one
+    grid value (a positive number); the engine runs ``budget`` replicates of
+    the whole grid and fits the exponent with a Student-t interval
+    (``deterministic=True``: one replicate, exact fit)."""
+    cid = _check_id(id)
+    try:
+        lo, hi = (float(v) for v in exponent)
+    except (TypeError, ValueError):
+        raise TypeError(f"claim {cid!r}: exponent must be a window (lo, hi), got {shown(exponent)}") from None
+    try:
+        grid = tuple(float(v) for v in x)
+    except (TypeError, ValueError):
+        raise TypeError(f"claim {cid!r}: x must be a sequence of positive grid values, got {shown(x)}") from None
+
+    def build(fn):
+        _check_callable(cid, "measure", fn, "measure(rng, x) -> y")
+        kw = _common(cid, statement or f"{_fname(fn)}(x) ∝ x^a, a ∈ [{lo:g}, {hi:g}]", source, fn, label=label,
+                     role=role, expected=expected, params=params, notes=notes, version=version)
+        claim = ScalingClaim(**_budgets(kw, budget, quick_budget, None),
+                             fn=functools.partial(_replicates, fn, grid, cid), x=grid, exponent_lo=lo,
+                             exponent_hi=hi, deterministic=deterministic)
+
+        def probe_fn():
+            y = _measured(fn(_probe_rng(), grid[0]), cid, grid[0])
+            if not (math.isfinite(y) and y > 0):
+                raise _fail(cid, f"measure(rng, {grid[0]:g}) returned {y!r}; the quantity must be finite "
+                                 f"and > 0 to fit a power law")
+        return _finish(claim, register, probe, probe_fn)
+    return _decorator_or(measure, build)
+
+
+# ---------------------------------------------------------------------------
+
+
+def reproduce(claim, point, *, dps: int = 50) -> dict:
+    """Re-evaluate inequality ``claim`` (a claim or its id) at ``point`` (a
+    full list of coordinates, or ``{name: value}`` with the others at their
+    default): ``{"lhs", "rhs", "margin", "violates", "confirmed_mp"}``
+    (``confirmed_mp`` is ``None`` without an mpmath evaluator).  This is what
+    a counterexample's ``reproduce`` line runs."""
+    from .engine.shrink import point_from, reevaluate
+
+    if isinstance(claim, str):
+        from .engine.registry import get_claim
+
+        claim = get_claim(claim)
+    if not isinstance(claim, InequalityClaim):
+        raise TypeError(f"claim must be an inequality claim (or its id), got {shown(claim)}")
+    return reevaluate(claim, point_from(claim, point), dps=dps)
+
+
+def load_claims(spec: str) -> list:
+    """The claims a ``.py`` file (path) or a module (dotted name) declares, loaded once
+    (:func:`proofs_check.engine.registry.load_user_claims`); errors are one line."""
+    from .engine.registry import UserClaimsError, load_user_claims
+
+    try:
+        return load_user_claims(spec)
+    except UserClaimsError as exc:
+        raise UserClaimsError(f"load_claims(spec={spec!r}): {exc}") from None

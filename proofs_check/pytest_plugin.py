@@ -1,0 +1,232 @@
+"""The theorycheck pytest plugin: a claim becomes a test that gates CI on its verdict.
+
+Installed with theorycheck (entry point ``pytest11``); it adds nothing to a
+session that does not use it, and imports nothing beyond pytest and the
+standard library until a claim test runs.
+
+Two ways to make a claim a test:
+
+* **a marker** on a test function that returns a claim (declared with
+  ``register=False`` or not), a function decorated into one, or that names
+  a registered claim in the marker::
+
+      @pytest.mark.theorycheck_claim(expect="holds")
+      def test_pinsker():
+          return pc.inequality("mine.pinsker", tv, pinsker_rhs, domain=pc.Simplex(3, names=("p", "q")))
+
+      @pytest.mark.theorycheck_claim("example.tail")      # a claim of an installed package
+      def test_tail():
+          pass
+
+  Claims declared inside the test are registered only while it runs.
+* **collection of claim files**: the ini option ``theorycheck_files`` (glob
+  patterns, e.g. ``claims_*.py``) makes pytest load each matching file and
+  collect one test item per claim it declares.
+
+A test passes when the verdict equals the expectation: the marker's
+``expect``, else the claim's ``expected``, else ``"holds"``.  Otherwise it
+fails with the verdict, the evidence, the interval, the seed and the worst
+point (a shrunk counterexample with its reproduce line for an inequality).
+An *inconclusive* verdict fails, or xfails with
+``--theorycheck-inconclusive=xfail`` (ini ``theorycheck_inconclusive``).
+
+Options (command line, or ini ``theorycheck_<name>``):
+``--theorycheck-budget`` (an integer, ``quick`` or ``default``; default
+``default``: each claim's default budget), ``--theorycheck-alpha`` (default
+0.01), ``--theorycheck-seed`` (default 0: seeds are fixed, so a test's
+outcome is reproducible, and printed on failure), ``--theorycheck-inconclusive``.
+
+**Flakiness bound.** A claim test fails *spuriously* — its verdict is the
+wrong decisive one although the statement is as expected — with probability
+at most α per claim over the choice of seed, for the verdicts whose
+guarantee is ``exact`` or ``anytime-valid`` (≈ α for ``asymptotic`` ones;
+an inequality is refuted only by a confirmed counterexample, so a true
+inequality never fails spuriously, while a false one may be missed).  For a
+suite of k claim tests, ``--theorycheck-alpha`` = α/k bounds the chance that
+*any* fails spuriously by α (Bonferroni).  An inconclusive verdict is not a
+statistical error but too small a budget: raise the budget, or xfail it.
+"""
+from __future__ import annotations
+
+import fnmatch
+
+import pytest
+
+INCONCLUSIVE = ("fail", "xfail")
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("theorycheck", "theorycheck claims as tests")
+    group.addoption("--theorycheck-budget", default=None, metavar="N",
+                    help="units of work per claim: an integer, 'quick' or 'default' (each claim's own)")
+    group.addoption("--theorycheck-alpha", default=None, metavar="ALPHA",
+                    help="error level of each claim's verdict (default 0.01; use α/k for k claims)")
+    group.addoption("--theorycheck-seed", default=None, metavar="SEED", help="root seed (default 0, fixed)")
+    group.addoption("--theorycheck-inconclusive", default=None, choices=INCONCLUSIVE,
+                    help="what an inconclusive verdict does: fail (default) or xfail")
+    parser.addini("theorycheck_files", type="args", default=[],
+                  help="glob patterns of claim files collected as tests (e.g. claims_*.py)")
+    parser.addini("theorycheck_budget", default="default", help="see --theorycheck-budget")
+    parser.addini("theorycheck_alpha", default="0.01", help="see --theorycheck-alpha")
+    parser.addini("theorycheck_seed", default="0", help="see --theorycheck-seed")
+    parser.addini("theorycheck_inconclusive", default="fail", help="see --theorycheck-inconclusive")
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "theorycheck_claim(claim=None, *, expect=None): the test returns a claim (or names one "
+                   "by id); it passes when the claim's verdict equals expect (default: the claim's "
+                   "expected verdict, else 'holds')")
+    _settings(config)                         # bad options are usage errors at once
+
+
+def _setting(config, name):
+    value = config.getoption(f"--theorycheck-{name}")
+    return value if value is not None else config.getini(f"theorycheck_{name}")
+
+
+def _settings(config) -> dict:
+    budget = str(_setting(config, "budget")).strip()
+    out = {"budget": None, "quick": False}
+    if budget == "quick":
+        out["quick"] = True
+    elif budget != "default":
+        try:
+            out["budget"] = int(budget)
+        except ValueError:
+            raise pytest.UsageError(f"--theorycheck-budget must be an integer, 'quick' or 'default', "
+                                    f"got {budget!r}") from None
+        if out["budget"] < 1:
+            raise pytest.UsageError(f"--theorycheck-budget must be ≥ 1, got {budget}")
+    try:
+        out["alpha"] = float(_setting(config, "alpha"))
+        out["seed"] = int(_setting(config, "seed"))
+    except ValueError as exc:
+        raise pytest.UsageError(f"theorycheck alpha/seed: {exc}") from None
+    if not 0.0 < out["alpha"] < 1.0:
+        raise pytest.UsageError(f"--theorycheck-alpha must lie in (0, 1), got {out['alpha']}")
+    if out["seed"] < 0:
+        raise pytest.UsageError(f"--theorycheck-seed must be ≥ 0, got {out['seed']}")
+    out["inconclusive"] = str(_setting(config, "inconclusive"))
+    if out["inconclusive"] not in INCONCLUSIVE:
+        raise pytest.UsageError(f"theorycheck_inconclusive must be one of {INCONCLUSIVE}, "
+                                f"got {out['inconclusive']!r}")
+    return out
+
+
+def failure_message(r, expect: str) -> str:
+    """The verdict, evidence, interval, seed and worst point of result ``r`` — what a failing
+    claim test prints."""
+    lines = [f"claim {r.claim}: verdict {r.verdict}, expected {expect} "
+             f"(guarantee {r.guarantee or '-'}, alpha {r.alpha:g}, seed {r.seed})",
+             f"  statement: {r.statement}",
+             f"  evidence: {r.summary()}"]
+    for name in ("ci", "exponent_ci"):
+        ci = getattr(r, name, None)
+        if ci is not None:
+            lines.append(f"  interval ({1 - r.alpha:.4g}): [{ci[0]:.6g}, {ci[1]:.6g}]")
+    wp = getattr(r, "worst_point", None)
+    if isinstance(wp, dict) and "counterexample" in wp:
+        lines.append(f"  counterexample (shrunk): {wp['counterexample']}  lhs={wp['lhs']:.6g} rhs={wp['rhs']:.6g} "
+                     f"({wp['confirmed_by']})")
+        lines.append(f"  reproduce: {wp['reproduce']}")
+    elif wp is not None:
+        lines.append(f"  worst point: {wp}")
+    lines += [f"  warning: {w}" for w in r.warnings]
+    lines.append(f"  seed {r.seed} is fixed: the same run gives this verdict again "
+                 f"(--theorycheck-seed N tries another)")
+    return "\n".join(lines)
+
+
+def check_claim(config, claim, expect: str | None = None):
+    """Verify ``claim`` under the session's settings and pass, fail or xfail."""
+    __tracebackhide__ = True
+    from proofs_check.engine.claims import Claim
+    from proofs_check.engine.verify import verify_claim
+
+    if not isinstance(claim, Claim):
+        pytest.fail(f"theorycheck_claim: the test must return a claim (or the marker name one by id), "
+                    f"got {type(claim).__name__}", pytrace=False)
+    expect = expect or claim.expected or "holds"
+    if expect not in ("holds", "refuted", "inconclusive"):
+        pytest.fail(f"theorycheck_claim: expect must be holds, refuted or inconclusive, got {expect!r}",
+                    pytrace=False)
+    s = _settings(config)
+    r = verify_claim(claim, budget=s["budget"], quick=s["quick"], seed=s["seed"], alpha=s["alpha"])
+    if r.verdict == expect:
+        return r
+    msg = failure_message(r, expect)
+    if r.verdict == "inconclusive" and s["inconclusive"] == "xfail":
+        pytest.xfail(msg)
+    pytest.fail(msg, pytrace=False)
+
+
+def _resolve(marker, returned):
+    from proofs_check.engine.claims import Claim
+    from proofs_check.engine.registry import get_claim
+
+    target = marker.args[0] if marker.args else marker.kwargs.get("claim", returned)
+    if isinstance(target, str):
+        return get_claim(target)
+    if not isinstance(target, Claim) and isinstance(getattr(target, "claim", None), Claim):
+        return target.claim                     # a function decorated into a claim
+    return target
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem):
+    marker = pyfuncitem.get_closest_marker("theorycheck_claim")
+    if marker is None:
+        return None
+    __tracebackhide__ = True
+    from proofs_check.engine.registry import isolated
+
+    args = {name: pyfuncitem.funcargs[name] for name in pyfuncitem._fixtureinfo.argnames}
+    with isolated():                            # claims declared in the test do not outlive it
+        returned = pyfuncitem.obj(**args)
+        check_claim(pyfuncitem.config, _resolve(marker, returned), marker.kwargs.get("expect"))
+    return True
+
+
+def pytest_collect_file(file_path, parent):
+    patterns = parent.config.getini("theorycheck_files")
+    if patterns and file_path.suffix == ".py" and any(fnmatch.fnmatch(file_path.name, p) for p in patterns):
+        return ClaimFile.from_parent(parent, path=file_path)
+    return None
+
+
+class ClaimLoadError(Exception):
+    """A claim file that cannot be loaded (the message is one line)."""
+
+
+class ClaimFile(pytest.File):
+    """A file of claim declarations: one test item per claim."""
+
+    def collect(self):
+        from proofs_check.engine.registry import load_user_claims
+
+        try:
+            found = load_user_claims(str(self.path))
+        except ValueError as exc:
+            raise ClaimLoadError(str(exc)) from None
+        for claim in found:
+            yield ClaimItem.from_parent(self, name=claim.id, claim=claim)
+
+    def repr_failure(self, excinfo):
+        if excinfo.errisinstance(ClaimLoadError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+
+class ClaimItem(pytest.Item):
+    """One claim, verified when the test runs."""
+
+    def __init__(self, *, claim, **kw):
+        super().__init__(**kw)
+        self.claim = claim
+
+    def runtest(self):
+        check_claim(self.config, self.claim)
+
+    def reportinfo(self):
+        return self.path, None, f"claim {self.claim.id}"
