@@ -11,6 +11,10 @@ module is the front door: it re-exports the public API, imported lazily so
     [c.id for c in tc.claims("selftest")]
     r = tc.verify("selftest.dg_tail", seed=1)
     r.verdict, r.guarantee, r.to_dict()
+
+    # a bound of your own (see README "Check your own bound")
+    box = tc.Box(x=(0.0, 1.0))
+    tc.inequality("mine.square", lambda x: x * x, lambda x: x, domain=box)
 """
 from __future__ import annotations
 
@@ -27,6 +31,12 @@ _WHERE = {
         "IdentityClaim", "Source", "Result", "register", "get_claim", "select", "replace",
         "verify_claim", "verify_claims", "Experiment", "measure", "KINDS", "VERDICTS")},
     "build_figures": "paper_figs",
+    # declaring your own claims (proofs_check.declare)
+    **{name: "proofs_check" for name in (
+        "probability", "inequality", "identity", "comparison", "scaling", "reproduce", "load_claims",
+        "Box", "Simplex", "Domain", "ClaimDeclarationError")},
+    # property-based tests from claims (Hypothesis)
+    **{name: "proofs_check.strategies" for name in ("from_domain", "from_claim", "inequality_test")},
 }
 
 __all__ = ["__version__", *_WHERE]
