@@ -18,7 +18,10 @@ Modules, each named after what it computes:
   :mod:`.bandits` — linear bandits, agent specifications, the rank-one
   Cholesky kernels of exact TS, the lock-step simulator and runner;
 * :mod:`.regret_sweep` — the finite-arm regret sweep as an experiment, and
-  the smallest ensemble size within 10% of TS.
+  the smallest ensemble size within 10% of TS;
+* :mod:`.deepsea`, :mod:`.deep_agents` (kernels in :mod:`.deep_kernels`),
+  :mod:`.deep_exploration` — DeepSea(N), tabular RLSVI / HyperAgent /
+  bootstrapped ensemble / ε-greedy, and the deep-exploration study.
 
 Claims live in :mod:`.claims` (a package by family), loaded by the registry
 through the ``theorycheck.claims`` entry point — never imported from here.
@@ -31,6 +34,12 @@ from .batch_posterior import *  # noqa: F401,F403
 from .batch_posterior import __all__ as _batch
 from .cholesky_update import *  # noqa: F401,F403
 from .cholesky_update import __all__ as _cholesky
+from .deep_agents import *  # noqa: F401,F403
+from .deep_agents import __all__ as _deep_agents
+from .deep_exploration import *  # noqa: F401,F403
+from .deep_exploration import __all__ as _deep_exploration
+from .deepsea import *  # noqa: F401,F403
+from .deepsea import __all__ as _deepsea
 from .diagnosis import *  # noqa: F401,F403
 from .diagnosis import __all__ as _diagnosis
 from .environments import *  # noqa: F401,F403
@@ -52,4 +61,4 @@ from .tracking import __all__ as _tracking
 
 __all__ = [*_posterior_factor, *_batch, *_hypermodel, *_tracking, *_diagnosis, *_index_families,
            *_equivalences, *_failure_modes, *_environments, *_agents, *_cholesky, *_bandits,
-           *_regret_sweep]
+           *_regret_sweep, *_deepsea, *_deep_agents, *_deep_exploration]

@@ -13,12 +13,14 @@ Ids start with ``ensemble.``; the mathematics is restated on the theory page
   detected with a diagnosis (controls);
 * :mod:`.regret` — ``ensemble.regret.*``: the finite-arm regret sweep (one
   stored experiment per d read by every per-family claim and by the regret
-  figures) and the smallest-M law.
+  figures) and the smallest-M law;
+* :mod:`.deep_exploration` — ``ensemble.deepsea.*``: HyperAgent's deep
+  exploration on DeepSea against exact RLSVI, with the ε-greedy control.
 
 This package is loaded by the registry through the ``theorycheck.claims``
 entry point; nothing outside it imports it.  Every function a claim runs lives
 in a library module of :mod:`seqproj.ensemble`.
 """
-from . import equivalences, failure_detectors, regret, tracking  # noqa: F401
+from . import deep_exploration, equivalences, failure_detectors, regret, tracking  # noqa: F401
 
 __all__: list[str] = []
