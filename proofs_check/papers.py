@@ -46,6 +46,12 @@ PAPERS: dict[str, Paper] = {p.key: p for p in (
            2024, "2407.13195", "NeurIPS 2025"),
     _arxiv("hyperagent", "Q-Star Meets Scalable Posterior Sampling: Bridging Theory and Practice via "
            "HyperAgent", "Li, Xu, Han, Luo", 2024, "2402.10228", "ICML 2024"),
+    _arxiv("rlsvi", "Generalization and Exploration via Randomized Value Functions",
+           "I. Osband, B. Van Roy, Z. Wen", 2016, "1402.0635", "ICML 2016"),
+    _arxiv("bootstrapped-dqn", "Deep Exploration via Bootstrapped DQN",
+           "I. Osband, C. Blundell, A. Pritzel, B. Van Roy", 2016, "1602.04621", "NeurIPS 2016"),
+    _arxiv("bsuite", "Behaviour Suite for Reinforcement Learning",
+           "I. Osband et al.", 2020, "1908.03568", "ICLR 2020"),
     Paper("ensemble-sampling", "Ensemble Sampling", "X. Lu, B. Van Roy", 2017,
           "https://arxiv.org/abs/1705.07347", "1705.07347", "NeurIPS 2017"),
     Paper("dasgupta-gupta", "An elementary proof of a theorem of Johnson and Lindenstrauss",

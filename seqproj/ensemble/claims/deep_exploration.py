@@ -39,7 +39,7 @@ register(ProbabilityClaim(
     id="ensemble.deepsea.rlsvi.solves_n12",
     statement="exact tabular RLSVI (σ = 0.1, s₀ = 1) solves deterministic DeepSea(12) within "
               "N² + 200 = 344 episodes: P(not solved) ≤ 0.2",
-    source=Source(papers=("hyperagent",), where="§6 (DeepSea)", theory=_THEORY,
+    source=Source(papers=("hyperagent", "rlsvi", "bsuite"), where="§6 (DeepSea)", theory=_THEORY,
                   note="RLSVI: Osband, Van Roy & Wen (ICML 2016) and Osband, Van Roy, Russo & Wen "
                        "(JMLR 2019, DeepSea §2.2); the positive control of the ε-greedy claim"),
     label="CONFIRMED",
@@ -54,7 +54,7 @@ register(ProbabilityClaim(
     id="ensemble.deepsea.eps_greedy.solves_n12",
     statement="ε-greedy (ε = 0.1, posterior-mean values, scored on its greedy policy) solves "
               "deterministic DeepSea(12) within 344 episodes: P(not solved) ≤ 0.2",
-    source=Source(papers=("hyperagent",), where="§6 (DeepSea)", theory=_THEORY,
+    source=Source(papers=("hyperagent", "rlsvi", "bsuite"), where="§6 (DeepSea)", theory=_THEORY,
                   note="dithering needs ~2^N episodes on DeepSea (Osband et al., JMLR 2019, §2.2; "
                        "bsuite deep_sea); the negative control, expected refuted"),
     label="CONFIRMED",
@@ -70,7 +70,7 @@ register(ProbabilityClaim(
     statement=f"HyperAgent (linear hypermodel, one-hot features, closed form, M = ⌈2 log(2N²)⌉ = "
               f"{index_dim(20)}) needs at most 2× the episodes of exact RLSVI to solve the same "
               "DeepSea(20) instance: P(T_hyper > 2 T_RLSVI or HyperAgent censored) ≤ 0.2",
-    source=Source(papers=("hyperagent",), where="§6 (DeepSea), abstract", theory=_THEORY,
+    source=Source(papers=("hyperagent", "rlsvi", "bsuite"), where="§6 (DeepSea), abstract", theory=_THEORY,
                   note="the abstract's 'data efficiency comparable to exact posterior sampling' "
                        "with an index of dimension logarithmic in the problem size; M = "
                        "⌈2 log(2N²)⌉, the factor 2 and δ = 0.2 are our operationalisation"),
@@ -89,7 +89,7 @@ for _agent, _label in (("rlsvi", "exact RLSVI"), ("hyper", "HyperAgent (closed f
         id=f"ensemble.deepsea.{_agent}.scaling",
         statement=f"{_label}: episodes to solve deterministic DeepSea(N) grow like N^a with "
                   f"a ∈ [1, 3] (polynomially, not exponentially) on N ∈ {set(_SMALL_NS)}",
-        source=Source(papers=("hyperagent",), where="§6 (DeepSea)", theory=_THEORY,
+        source=Source(papers=("hyperagent", "rlsvi", "bsuite"), where="§6 (DeepSea)", theory=_THEORY,
                       note="deep exploration: polynomial learning time on DeepSea (Osband et al., "
                            "JMLR 2019); the window [1, 3] is ours"),
         label="OPEN",
