@@ -1,24 +1,30 @@
-"""Engine overhead: a trivial Bernoulli claim at 10^7 trials through the engine
-against a bare NumPy loop drawing the same numbers, in one run.
+"""Engine overhead: a trivial Bernoulli claim at 10^7 trials through the engine against a bare
+NumPy loop drawing the same numbers, as interleaved comparisons (``python -m bench engine``).
 
-    python bench/engine_overhead.py [--trials 10000000] [--chunk 1000000] [--repeat 5]
+A = ``verify_claim`` (fixed budget) on an executor, B = the bare loop over the same chunk
+generators; ratio time_B/time_A.  Targets: one worker ≥ 1/1.5 (engine ≤ 1.5× the bare loop);
+two workers ≥ 1 (faster than the bare loop); the default executor (``executor=None``,
+"auto": all cores) ≥ 1.  Dask is left out: its scheduler round trips (~5 ms per chunk) make
+it slower than one core on one machine — it is there to scale out.
 
-Prints the best-of-``repeat`` wall time of each and the ratios
-(targets: engine on 1 worker ≤ 1.5× the bare loop; on 2 workers < 1×).
+    python bench/engine_overhead.py      # the same comparisons, this module only
 """
 from __future__ import annotations
 
-import argparse
+import atexit
 import functools
 import os
-import platform
-import time
+import sys
 
 import numpy as np
 
-from proofs_check.engine import ProbabilityClaim, make_executor, verify_claim
-from proofs_check.engine.runner import chunk_rng
-from proofs_check.selftest.samplers import bernoulli_events
+if __package__ in (None, ""):
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from bench.harness import Comparison  # noqa: E402
+from proofs_check.engine import ProbabilityClaim, make_executor, verify_claim  # noqa: E402
+from proofs_check.engine.runner import chunk_rng  # noqa: E402
+from proofs_check.selftest.samplers import bernoulli_events  # noqa: E402
 
 P = 0.01
 
@@ -31,40 +37,46 @@ def bare_loop(trials: int, chunk: int, seed: int) -> int:
     return events
 
 
-def best_of(fn, repeat):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
-
-
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--trials", type=int, default=10_000_000)
-    ap.add_argument("--chunk", type=int, default=1_000_000)
-    ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--seed", type=int, default=0)
-    a = ap.parse_args(argv)
+def comparisons(quick: bool) -> list[Comparison]:
+    trials, chunk = (2_000_000, 200_000) if quick else (10_000_000, 1_000_000)
     claim = ProbabilityClaim(id="bench.bernoulli", statement="P(X=1) ≤ δ", source="bench", label="DERIVED",
-                             fn=functools.partial(bernoulli_events, p=P), delta=0.02, chunk_size=a.chunk)
-    t_bare, k_bare = best_of(lambda: bare_loop(a.trials, a.chunk, a.seed), a.repeat)
-    rows = [("bare NumPy loop", 1, t_bare, k_bare)]
-    for name, workers in (("serial", 1), ("threads", 1), ("threads", 2), ("processes", 2), ("dask", 2)):
-        with make_executor(name, workers) as ex:
-            verify_claim(claim, budget=4 * a.chunk, seed=a.seed, method="fixed", executor=ex)  # warm pool
-            t, r = best_of(lambda: verify_claim(claim, budget=a.trials, seed=a.seed, method="fixed",
-                                                executor=ex), a.repeat)
-        rows.append((f"engine ({name})", workers, t, r.events))
-    print(f"engine overhead, {a.trials:.0e} Bernoulli({P}) trials in chunks of {a.chunk}, seed {a.seed}, "
-          f"best of {a.repeat}; {os.cpu_count()} cores, numpy {np.__version__}, {platform.python_version()}")
-    print(f"{'run':24s} {'workers':>7s} {'seconds':>9s} {'ratio vs bare':>14s} {'events':>9s}")
-    for name, w, t, k in rows:
-        print(f"{name:24s} {w:7d} {t:9.3f} {t / t_bare:14.2f} {k:9d}")
-    assert len({k for *_, k in rows}) == 1, "event counts differ between runs"
-    print("targets: engine 1 worker ≤ 1.50× bare; engine 2 workers < 1.00× bare")
+                             fn=functools.partial(bernoulli_events, p=P), delta=0.02, chunk_size=chunk)
+    pools: dict = {}
+
+    def pool(name, workers):
+        key = (name, workers)
+        if key not in pools:
+            pools[key] = make_executor(name, workers)
+            atexit.register(pools[key].close)
+        return pools[key]
+
+    expected = []
+
+    def bare():
+        k = bare_loop(trials, chunk, 0)
+        expected.append(k)
+        return k
+
+    def engine(name, workers):
+        ex = None if name is None else pool(name, workers)
+        r = verify_claim(claim, budget=trials, seed=0, method="fixed", executor=ex)
+        if expected and r.events != expected[-1]:
+            raise AssertionError(f"engine counted {r.events} events, the bare loop {expected[-1]}")
+        return r.events
+
+    out = []
+    for name, workers, target in (("serial", 1, 1 / 1.5), ("threads", 1, 1 / 1.5), ("threads", 2, 1.0),
+                                  ("processes", 2, 1.0), (None, None, 1.0)):
+        label = "default (auto, all cores)" if name is None else f"{name}, {workers} worker(s)"
+        warm = functools.partial(lambda n, w: verify_claim(claim, budget=4 * chunk, seed=0, method="fixed",
+                                                           executor=None if n is None else pool(n, w)),
+                                 name, workers)
+        out.append(Comparison(f"engine ({label}) vs bare NumPy loop", functools.partial(engine, name, workers),
+                              bare, target, f"{trials:.0e} Bernoulli({P}) trials in chunks of {chunk}", warm))
+    return out
 
 
 if __name__ == "__main__":
-    main()
+    from bench.run_all import main as run_all
+
+    run_all(["engine_overhead"] + sys.argv[1:])

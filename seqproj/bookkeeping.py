@@ -33,8 +33,35 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["anytime_half_width", "book_constants", "book_start", "book_step", "book_finish",
+__all__ = ["band_deviation", "band_exit", "inner_band", "anytime_half_width", "book_constants", "book_start", "book_step", "book_finish",
            "PathBook"]
+
+
+@njit(inline="always", nogil=True)
+def band_deviation(s2, V):
+    """``|‖S_t‖²/V_t − 1|``: the path has left the band at ``t`` iff this exceeds ε.  The one
+    expression every kernel (path statistics or first exit only) and reference decides exits by;
+    works on NumPy arrays through ``band_deviation.py_func``."""
+    return abs(s2 / V - 1.0)
+
+
+@njit(inline="always", nogil=True)
+def inner_band(eps):
+    """``ε_in = ε(1 − 10⁻⁹) − 10⁻¹⁵`` (negative for tiny ε: then :func:`band_exit` always
+    divides).  If ``|s2 − V| ≤ ε_in·V`` in floating point, then ``|s2/V − 1| ≤ ε_in + 4.5·10⁻¹⁶``
+    after every rounding (relative errors ≤ 2⁻⁵³ in the subtraction, the product, the
+    quotient and ``q − 1``), which is ``< ε``: the exact test would also say "inside"."""
+    return eps * (1.0 - 1e-9) - 1e-15
+
+
+@njit(inline="always", nogil=True)
+def band_exit(s2, V, eps, eps_in):
+    """``band_deviation(s2, V) > eps``, bit for bit, without a division on the paths that are
+    clearly inside (``eps_in`` from :func:`inner_band`): a multiplication decides those, the
+    exact test the rest."""
+    if abs(s2 - V) <= eps_in * V:
+        return False
+    return band_deviation(s2, V) > eps
 
 
 @njit(cache=True, nogil=True)
@@ -74,7 +101,7 @@ def book_step(book, t, x, dot, s2n, consts, grid, rgrid, i):
     D += x * dot
     vm += ((4.0 * x) * x) * s2p / fM
     ratio = s2 / V
-    dev = abs(ratio - 1.0)
+    dev = band_deviation(s2, V)
     if dev > md:
         md = dev
     if et == T + 1 and dev > eps:
@@ -139,7 +166,7 @@ class PathBook:
         self.D = self.D + x * dot
         self.vm = self.vm + ((4.0 * x) * x) * s2p / fM
         ratio = self.s2 / self.V
-        dev = np.abs(ratio - 1.0)
+        dev = band_deviation.py_func(self.s2, self.V)
         self.md = np.maximum(self.md, dev)
         self.et = np.where((self.et == self.setup.T + 1) & (dev > self.setup.eps), t, self.et)
         self.mx |= (2.0 * self.D) * (2.0 * self.D) > (self.vm + self.rho) * (

@@ -7,7 +7,11 @@ r"""One-call checks for users: coverage of the sequential JL theorem, and the em
   the time-uniform failure probability equals δ, with its uncertainty, and the
   efficiency ratio ``M_theorem / M*``.
 
-Both read trials through :mod:`seqproj.events` and the engine's seeding.
+Both ask only for the time-uniform failure flag, so both run the first-exit kernels
+(:func:`seqproj.reduced.exit_times_reduced`, :func:`seqproj.simulate.exit_times_full`: no path
+statistics, each trial stops at its first exit; same random stream as the path-statistics
+simulators, so the counts equal theirs bit for bit), under the engine's seeding, on all
+cores by default (the engine's ``"auto"`` executor; results identical on every executor).
 
 Theory: ``docs/theory/seqproj.md#coverage``, ``#efficiency``.
 """
@@ -17,10 +21,11 @@ import functools
 import math
 from dataclasses import asdict, dataclass
 
+import numpy as np
 from scipy import stats as sstats
 
 from proofs_check.engine import ProbabilityClaim, Source
-from proofs_check.engine.experiment import measure
+from proofs_check.engine.experiment import Experiment, measure
 from proofs_check.engine.verify import verify_claim
 from proofs_check.engine.validate import check_choice, check_int, check_open_unit, check_real, shown
 from proofs_check.engine.verify import check_alpha, check_budget, check_seed
@@ -28,15 +33,51 @@ from proofs_check.engine.verify import check_alpha, check_budget, check_seed
 from .adversaries import ADVERSARIES, adversary as make_adversary, require_predictable
 from .bounds import sequential_jl_min_dim
 from .columns import FAMILIES
-from .events import choose_simulator, count_events, path_experiment
+from .events import choose_simulator
 from .limits import CHUNK_MAX, M_MAX, N_MAX, T_MAX
 from .protocol import make_setup
-from .reduced import check_reduced_supported
+from .reduced import check_reduced_supported, exit_times_reduced
+from .simulate import exit_times_full
 
-__all__ = ["check_coverage", "empirical_min_dim", "MinDimResult"]
+__all__ = ["check_coverage", "empirical_min_dim", "MinDimResult", "failure_flags", "count_failures",
+           "failure_experiment"]
 
 #: trials per chunk of the simulators (exact reduced: O(T) per trial; full: O(T·M))
 CHUNK = {"reduced": 1000, "full": 100}
+
+
+def failure_flags(rng, n, *, simulator, M, eps, T, columns="sphere", adversary="constant", x0=1.0,
+                  cx=1.0) -> dict:
+    """``{"failed": bool array (n,)}``: did the ratio ``‖S_t‖²/V_t`` leave ``[1−ε, 1+ε]`` at some
+    ``t ≤ T``, from the first-exit kernels of ``simulator`` ∈ ``{"reduced", "full"}``
+    (an engine experiment's ``fn(rng, n)``)."""
+    if simulator == "reduced":
+        et = exit_times_reduced(M, eps, T, n, rng, columns=columns, adversary=adversary, x0=x0, cx=cx)
+    elif simulator == "full":
+        et = exit_times_full(M, eps, T, n, rng, columns=columns, adversary=adversary, x0=x0, cx=cx)
+    else:
+        raise ValueError(f"simulator must be one of ['full', 'reduced'], got {simulator!r}")
+    return {"failed": et <= T}
+
+
+def count_failures(rng, n, **kw) -> int:
+    """The number of failures among ``n`` trials of :func:`failure_flags` (same keywords): the
+    trial function of :func:`check_coverage`."""
+    return int(np.count_nonzero(failure_flags(rng, n, **kw)["failed"]))
+
+
+def failure_experiment(*, simulator, M, eps, T, columns="sphere", adversary="constant", chunk_size,
+                       **kw) -> Experiment:
+    """The engine experiment of :func:`failure_flags` (statistic ``"failed"``) for one
+    configuration; ``adversary`` is a name, ``kw`` are ``x0``/``cx``.  The failure flags equal
+    those of :func:`seqproj.events.path_experiment` with the same arguments trial for trial."""
+    extra = "".join(f".{k}{float(v):g}" for k, v in sorted(kw.items()))
+    eid = (f"seqproj.failures.{simulator}.{columns}.{adversary}.M{int(M)}.T{int(T)}.eps{float(eps):g}"
+           f"{extra}.chunk{int(chunk_size)}")
+    params = {"simulator": simulator, "M": int(M), "eps": float(eps), "T": int(T), "columns": columns,
+              "adversary": adversary, **kw}
+    return Experiment(id=eid, fn=functools.partial(failure_flags, **params), chunk_size=int(chunk_size),
+                      params=params)
 
 
 def check_coverage(M, eps, delta, T, *, columns="sphere", adversary="constant", budget=None, seed=0,
@@ -56,8 +97,10 @@ def check_coverage(M, eps, delta, T, *, columns="sphere", adversary="constant", 
     (``verdict``, ``trials``, ``events``, ``p_hat``, interval, seed, ...).
 
     ``simulator="auto"`` uses the exact reduced simulation (theory ``#reduced``) when it can,
-    the full protocol otherwise.  ``budget`` defaults to 20 000 trials (reduced)
-    or 2 000 (full).
+    the full protocol otherwise, each through its first-exit kernel (only the failure flag is
+    computed; a trial stops at its first exit).  ``budget`` defaults to 20 000 trials (reduced)
+    or 2 000 (full).  ``executor=None`` runs the chunks on all cores (the engine's ``"auto"``);
+    the result is bitwise the same on every executor and worker count.
     """
     M = check_int("M", M, lo=1, hi=M_MAX)
     eps = check_open_unit("eps", eps)
@@ -87,8 +130,8 @@ def check_coverage(M, eps, delta, T, *, columns="sphere", adversary="constant", 
                          "check_coverage needs a predictable adversary")
     if sim == "reduced":
         check_reduced_supported(columns, adv)
-    fn = functools.partial(count_events, event="failed", simulator=sim, M=M, eps=eps, T=T,
-                           columns=columns, adversary=adv, x0=x0, cx=cx)
+    fn = functools.partial(count_failures, simulator=sim, M=M, eps=eps, T=T, columns=columns,
+                           adversary=adv, x0=x0, cx=cx)
     reduced = sim == "reduced"
     chunk = CHUNK[sim] if chunk_size is None else chunk_size
     claim = ProbabilityClaim(
@@ -166,7 +209,8 @@ def empirical_min_dim(eps, delta, T, *, columns="sphere", adversary="constant", 
 
     Bisection on integer ``M`` (``p`` decreases in ``M``), ``trials`` trials per
     evaluated ``M`` (rounded up to whole chunks), each ``M`` measured as the engine
-    experiment :func:`seqproj.events.path_experiment` at root ``seed`` — chunk ``k``
+    experiment :func:`failure_experiment` (first-exit kernels; its failure flags equal those of
+    :func:`seqproj.events.path_experiment` trial for trial) at root ``seed`` — chunk ``k``
     of every ``M`` draws from ``SeedSequence(seed, spawn_key=(k,))``, so the
     dimensions share their random keys (common random numbers; the Bonferroni
     bracket below needs no independence) and a figure or claim that measures the
@@ -179,7 +223,8 @@ def empirical_min_dim(eps, delta, T, *, columns="sphere", adversary="constant", 
     steps).  ``M_star`` interpolates ``log p̂`` linearly between the evaluated
     dimensions closest to δ.  Also reports ``M_theorem /M*`` (theory ``#efficiency``; our
     runs give about 10).  ``adversary`` must be a name (default
-    parameters); ``executor`` runs the chunks (default serial).
+    parameters); ``executor`` runs the chunks (default ``None``: all cores, the engine's
+    ``"auto"``; identical results on every executor).
     """
     eps = check_open_unit("eps", eps)
     delta = check_open_unit("delta", delta)
@@ -217,8 +262,8 @@ def empirical_min_dim(eps, delta, T, *, columns="sphere", adversary="constant", 
 
     def p_at(M):
         if M not in evals:
-            exp = path_experiment(simulator=sim, M=int(M), eps=eps, T=T, columns=columns,
-                                  adversary=adv.name, chunk_size=CHUNK[sim], **kw)
+            exp = failure_experiment(simulator=sim, M=int(M), eps=eps, T=T, columns=columns,
+                                     adversary=adv.name, chunk_size=CHUNK[sim], **kw)
             failed = measure(exp, trials, seed=seed, executor=executor).stats["failed"]
             evals[M] = (int(failed.sum()), int(failed.size))
         k, n = evals[M]

@@ -33,12 +33,13 @@ from proofs_check.engine.validate import as_generator, check_choice, check_int, 
 
 from .adversaries import ADVERSARIES, Adversary, adversary as make_adversary
 from .columns import FAMILIES, ColumnFamily
-from .kernels import reduced_block_numpy, reduced_kernel
+from .kernels import reduced_block_numpy, reduced_exit_kernel, reduced_exit_numpy, reduced_kernel
 from .protocol import (M_MAX, PathStats, SimSetup, check_memory, check_trials, empty_outputs,
                        make_setup)
 from .rng import adversary_uniforms_np, chisq_np, draw_keys, normals_np
 
-__all__ = ["simulate_reduced", "reduced_block_size", "check_reduced_supported", "chisq_constants"]
+__all__ = ["simulate_reduced", "exit_times_reduced", "reduced_block_size", "check_reduced_supported",
+           "chisq_constants"]
 
 _BLOCK = 1 << 18
 
@@ -95,18 +96,65 @@ def simulate_reduced(M, eps, T, n, rng, *, columns="sphere", adversary="constant
     (``constant``, ``random``, ``stopping``, ``magnitude``, ``pushing``), ``M ≥ 3``.
     ``backend="numpy"`` runs the plain-NumPy reference.
     """
+    setup, n = _reduced_setup(M, eps, T, n, columns=columns, adversary=adversary, x0=x0, cx=cx,
+                              grid=grid, mix_alpha=mix_alpha, mix_rho=mix_rho,
+                              anytime_delta=anytime_delta, anytime_const=anytime_const, backend=backend)
+    return _simulate_reduced_setup(setup, n, as_generator(rng), backend)
+
+
+def exit_times_reduced(M, eps, T, n, rng, *, columns="sphere", adversary="constant", x0=1.0, cx=1.0,
+                       backend="numba"):
+    r"""First exit times ``τ = min{t ≤ T: |‖S_t‖²/V_t − 1| > ε}`` (``T + 1`` if none) of ``n``
+    reduced trials — the failure flag of the time-uniform bound is ``τ ≤ T``.
+
+    Same parameters and random stream as :func:`simulate_reduced` (so ``τ`` equals its
+    ``exit_time`` bit for bit), but a compiled path that computes nothing else and stops each
+    trial at its first exit (:func:`seqproj.kernels.reduced_exit_kernel`).  Returns an int64
+    array of length ``n``.
+    """
+    setup, n = _reduced_setup(M, eps, T, n, columns=columns, adversary=adversary, x0=x0, cx=cx,
+                              backend=backend)
+    return _exit_times_reduced_setup(setup, n, as_generator(rng), backend)
+
+
+def _reduced_setup(M, eps, T, n, *, columns, adversary, backend, **kw):
+    """Validated ``(setup, n)`` of the reduced simulation (every check before any draw)."""
     check_reduced_supported(columns, adversary)
     M = check_int("M", M, lo=3, hi=M_MAX)
-    setup = make_setup(M, eps, T, columns=columns, adversary=adversary, x0=x0, cx=cx, grid=grid,
-                       mix_alpha=mix_alpha, mix_rho=mix_rho, anytime_delta=anytime_delta,
-                       anytime_const=anytime_const)
+    setup = make_setup(M, eps, T, columns=columns, adversary=adversary, **kw)
     n = check_trials(n, setup)
     if not isinstance(backend, str):
         raise TypeError(f"backend must be 'numba' or 'numpy', got {shown(backend)}")
     check_choice("backend", backend, ("numba", "numpy"))
     if backend == "numpy":
         check_memory(f"the NumPy reference's draws of one trial (T = {setup.T})", 4 * setup.T, "T")
-    return _simulate_reduced_setup(setup, n, as_generator(rng), backend)
+    return setup, n
+
+
+def _reduced_draws_np(setup, keys, d, c):
+    """``(g1, q, u)`` of the reduced simulation for a block of trial keys (NumPy, ``(nb, T)`` each)."""
+    st = np.arange(setup.T, dtype=np.uint64)
+    g1 = normals_np(keys, 2 * st)
+    q = chisq_np(np.broadcast_to(keys[:, None], g1.shape),
+                 np.broadcast_to((2 * st + 1)[None, :], g1.shape), d, c)
+    return g1, q, adversary_uniforms_np(keys, setup.T)
+
+
+def _exit_times_reduced_setup(setup: SimSetup, n: int, rng, backend="numba") -> np.ndarray:
+    T, M = setup.T, setup.M
+    et = np.empty(n, dtype=np.int64)
+    d, c = chisq_constants(M)
+    keys = draw_keys(rng, n)                     # the only draw from the chunk's generator
+    x0, eps, sqcx, code, prm = setup.kernel_args()[:5]
+    if backend == "numba":
+        reduced_exit_kernel(keys, T, M, setup.adversary.needs_uniforms, setup.family.code, d, c,
+                            x0, eps, sqcx, code, prm, et)
+    else:
+        nb_max = reduced_block_size(T)
+        for start in range(0, n, nb_max):
+            sl = slice(start, min(n, start + nb_max))
+            et[sl] = reduced_exit_numpy(*_reduced_draws_np(setup, keys[sl], d, c), setup)
+    return et
 
 
 def _simulate_reduced_setup(setup: SimSetup, n: int, rng, backend="numba") -> PathStats:
@@ -119,14 +167,8 @@ def _simulate_reduced_setup(setup: SimSetup, n: int, rng, backend="numba") -> Pa
                        *setup.kernel_args(), *out)
     else:
         nb_max = reduced_block_size(T)
-        st = np.arange(T, dtype=np.uint64)
         for start in range(0, n, nb_max):
             sl = slice(start, min(n, start + nb_max))
-            k = keys[sl]
-            g1 = normals_np(k, 2 * st)
-            q = chisq_np(np.broadcast_to(k[:, None], g1.shape),
-                         np.broadcast_to((2 * st + 1)[None, :], g1.shape), d, c)
-            u = adversary_uniforms_np(k, T)
-            for o, r in zip(out, reduced_block_numpy(g1, q, u, setup)):
+            for o, r in zip(out, reduced_block_numpy(*_reduced_draws_np(setup, keys[sl], d, c), setup)):
                 o[sl] = r
     return PathStats.from_outputs(out, setup)

@@ -26,11 +26,11 @@ import numpy as np
 
 from proofs_check.engine.validate import as_generator, check_bool, check_choice, shown
 
-from .kernels import full_block_numpy, full_kernel
+from .kernels import full_block_numpy, full_exit_kernel, full_exit_numpy, full_kernel
 from .protocol import PathStats, SimSetup, check_memory, check_trials, empty_outputs, make_setup
 from .rng import adversary_uniforms_np, draw_keys, normals_np
 
-__all__ = ["simulate_full", "full_block_size"]
+__all__ = ["simulate_full", "exit_times_full", "full_block_size"]
 
 _BLOCK_DOUBLES = 1 << 19  # ≈ 4 MB of normals per block
 
@@ -61,18 +61,57 @@ def simulate_full(M, eps, T, n, rng, *, columns="sphere", adversary="constant", 
 
     Returns :class:`~seqproj.protocol.PathStats`.  Cost O(n·T·M).
     """
-    setup = make_setup(M, eps, T, columns=columns, adversary=adversary, x0=x0, cx=cx, s=s,
-                       grid=grid, mix_alpha=mix_alpha, mix_rho=mix_rho, anytime_delta=anytime_delta,
-                       anytime_const=anytime_const)
+    setup, n = _full_setup(M, eps, T, n, columns=columns, adversary=adversary, x0=x0, cx=cx, s=s,
+                           grid=grid, mix_alpha=mix_alpha, mix_rho=mix_rho, anytime_delta=anytime_delta,
+                           anytime_const=anytime_const, backend=backend)
+    exact = check_bool("exact", exact)
+    return _simulate_full_setup(setup, n, as_generator(rng), backend, exact)
+
+
+def exit_times_full(M, eps, T, n, rng, *, columns="sphere", adversary="constant", x0=1.0, cx=1.0,
+                    s=None, backend="numba"):
+    r"""First exit times ``τ = min{t ≤ T: |‖S_t‖²/V_t − 1| > ε}`` (``T + 1`` if none) of ``n``
+    full-protocol trials — the time-uniform failure flag is ``τ ≤ T``.
+
+    Same parameters and random stream as :func:`simulate_full` (so ``τ`` equals its
+    ``exit_time`` bit for bit), through a compiled path that computes nothing else and stops
+    each trial at its first exit (:func:`seqproj.kernels.full_exit_kernel`).  Returns an int64
+    array of length ``n``.  Cost O(n·τ·M).
+    """
+    setup, n = _full_setup(M, eps, T, n, columns=columns, adversary=adversary, x0=x0, cx=cx, s=s,
+                           backend=backend)
+    return _exit_times_full_setup(setup, n, as_generator(rng), backend)
+
+
+def _full_setup(M, eps, T, n, *, backend, **kw):
+    """Validated ``(setup, n)`` of the full simulation (every check before any draw)."""
+    setup = make_setup(M, eps, T, **kw)
     n = check_trials(n, setup)
     if not isinstance(backend, str):
         raise TypeError(f"backend must be 'numba' or 'numpy', got {shown(backend)}")
     check_choice("backend", backend, ("numba", "numpy"))
-    exact = check_bool("exact", exact)
     if backend == "numpy":
         check_memory(f"the NumPy reference's normals of one trial (T·M = {setup.T * setup.M})",
                      2 * setup.T * setup.M, "T and M")
-    return _simulate_full_setup(setup, n, as_generator(rng), backend, exact)
+    return setup, n
+
+
+def _exit_times_full_setup(setup: SimSetup, n: int, rng, backend="numba") -> np.ndarray:
+    T, M = setup.T, setup.M
+    et = np.empty(n, dtype=np.int64)
+    keys = draw_keys(rng, n)                    # the only draw from the chunk's generator
+    x0, eps, sqcx, code, prm = setup.kernel_args()[:5]
+    if backend == "numba":
+        full_exit_kernel(keys, T, M, setup.adversary.needs_uniforms, setup.family.code, setup.family.s,
+                         x0, eps, sqcx, code, prm, et)
+    else:
+        nb_max = full_block_size(T, M)
+        streams = np.arange(T * M, dtype=np.uint64)
+        for start in range(0, n, nb_max):
+            sl = slice(start, min(n, start + nb_max))
+            normals = normals_np(keys[sl], streams).reshape(-1, T, M)
+            et[sl] = full_exit_numpy(normals, adversary_uniforms_np(keys[sl], T), setup)
+    return et
 
 
 def _simulate_full_setup(setup: SimSetup, n: int, rng, backend="numba", exact=True,

@@ -74,7 +74,8 @@ register(ComparisonClaim(
     # start B is Gaussian, so ‖B Bᵀ − I‖ is unbounded), hence no honest range for the
     # difference; the engine's skewness-corrected interval decides (guarantee "asymptotic").
     bounds=None,
-    chunk_size=TRACKING_VS_M.chunk_size, default_budget=30, quick_budget=10,
+    # quick: the 3 replicates decay_in_M already measured (issue 13: no extra cost in --quick)
+    chunk_size=TRACKING_VS_M.chunk_size, default_budget=30, quick_budget=3,
     role="statement", expected=None, version=2,
     notes="Same seed for both starts (common random numbers for arms, θ*, ζ's); one fresh seed "
           "per pair, so pairs are independent.  Reads the replicates of decay_in_M (the Haar "

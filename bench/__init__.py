@@ -1,0 +1,1 @@
+"""Benchmarks: ``python -m bench [--quick] [--rounds N] [PATTERN]`` (see :mod:`bench.run_all`)."""

@@ -1,0 +1,89 @@
+"""The bench harness: interleaving, per-round ratios, the MET rule, module discovery."""
+import time
+
+import pytest
+
+from bench.harness import Comparison, format_result, measure
+from bench.run_all import bench_modules, select
+
+
+def _sleeper(s, log, tag):
+    def run():
+        log.append(tag)
+        time.sleep(s)
+    return run
+
+
+def test_known_sleep_ratio_is_measured_and_decides_the_target():
+    log = []
+    # B sleeps 4x longer than A: ratio ≈ 4; scheduling overshoot (a few ms on a loaded machine)
+    # moves it towards 1 or up, hence the wide bounds
+    cmp = Comparison("sleep", _sleeper(0.02, log, "A"), _sleeper(0.08, log, "B"), target=1.5, work="sleep")
+    res = measure(cmp, rounds=5)
+    assert 2.0 < res["ratio"]["median"] < 5.0
+    assert res["ratio"]["min"] <= res["ratio"]["median"] <= res["ratio"]["max"]
+    assert res["met"] is True
+    assert len(res["ratios"]) == 5
+    assert res["time_a"]["median"] >= 0.02 and res["time_b"]["median"] >= 0.08
+    # interleaved: A,B then B,A in alternate rounds, never two rounds of one side in a row
+    assert log == ["A", "B", "B", "A", "A", "B", "B", "A", "A", "B"]
+    line = format_result(res)
+    assert "MET" in line and "NOT MET" not in line and "target >= 1.5" in line
+
+
+def test_exact_ratios_with_a_fake_clock(monkeypatch):
+    """A clock that A advances by 1 s and B by 3 s per call (its 2nd call: 6 s): exact ratios."""
+    import bench.harness as h
+
+    now = [0.0]
+    calls = {"b": 0}
+    monkeypatch.setattr(h.time, "perf_counter", lambda: now[0])
+
+    def a():
+        now[0] += 1.0
+
+    def b():
+        calls["b"] += 1
+        now[0] += 6.0 if calls["b"] == 2 else 3.0
+
+    res = measure(Comparison("clock", a, b, target=3.0), rounds=3)
+    assert res["ratios"] == [3.0, 6.0, 3.0]
+    assert res["ratio"] == {"min": 3.0, "median": 3.0, "max": 6.0}
+    assert res["met"] is True                      # median 3 >= 3
+    assert measure(Comparison("clock", a, b, target=3.01), rounds=3)["met"] is False
+    assert res["time_a"]["median"] == 1.0 and res["time_b"]["max"] == 6.0
+
+
+def test_target_not_met_when_a_is_slower():
+    cmp = Comparison("slow A", _sleeper(0.04, [], "A"), _sleeper(0.01, [], "B"), target=1.0)
+    res = measure(cmp, rounds=3)
+    assert res["ratio"]["median"] < 0.75
+    assert res["met"] is False
+    assert "NOT MET" in format_result(res)
+
+
+def test_setup_runs_once_untimed_and_before_the_rounds():
+    calls = []
+    cmp = Comparison("setup", lambda: calls.append("a"), lambda: calls.append("b"), target=0.1,
+                     setup=lambda: calls.append("setup"))
+    measure(cmp, rounds=2)
+    assert calls == ["setup", "a", "b", "b", "a"]
+
+
+def test_bad_arguments_are_refused():
+    cmp = Comparison("x", lambda: None, lambda: None, target=1.0)
+    with pytest.raises(ValueError, match="rounds"):
+        measure(cmp, rounds=0)
+    with pytest.raises(TypeError, match="Comparison"):
+        measure(object())
+    with pytest.raises(ValueError, match="target"):
+        measure(Comparison("x", lambda: None, lambda: None, target=0.0))
+
+
+def test_pattern_selection_and_module_discovery():
+    assert select(None, "seqproj_mc", "anything")
+    assert select("seqproj", "seqproj_mc", "x")
+    assert select("*kernel*", "m", "reduced kernel vs roofline")
+    assert not select("otb", "seqproj_mc", "reduced kernel")
+    mods = bench_modules()
+    assert "seqproj_mc" in mods and "harness" not in mods and "run_all" not in mods
