@@ -119,7 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
         q.add_argument("--seed", type=_int_arg("--seed", 0), default=0, help="root seed (default 0)")
         q.add_argument("--alpha", type=_alpha, default=0.01, help="error level of verdicts, in (0,1) (default 0.01)")
         q.add_argument("--executor", choices=EXECUTORS, default=None,
-                       help="where chunks run (default serial; dask if --scheduler)")
+                       help="where chunks run (default auto: threads on all cores, serial on one; dask if "
+                            "--scheduler); verdicts are identical on every executor")
         q.add_argument("--workers", type=_int_arg("--workers", 1, MAX_WORKERS), default=None,
                        help="parallel workers (default: all cores)")
         q.add_argument("--scheduler", default=None, help="Dask scheduler address, e.g. tcp://host:8786")
@@ -374,7 +375,8 @@ def _verify_many(selected, args, *, out, resume, method, quick, show_progress):
         for r in verify_claims(selected, executor=args.executor, workers=args.workers,
                                scheduler=args.scheduler, budget=getattr(args, "budget", None),
                                seed=args.seed, alpha=args.alpha, quick=quick, out=out, resume=resume,
-                               method=method, progress_for=lambda c: _tracker(prog, c.id, tasks)):
+                               method=method, progress_for=lambda c: _tracker(prog, c.id, tasks),
+                               across_claims=True):
             _finish(prog, tasks, r)
             yield r
 
@@ -468,7 +470,6 @@ def _cmd_figs(args) -> int:
 
 def _cmd_report(args) -> int:
     from .cli_format import summary_line
-    from .engine import claims
     from .report import read_results, rerender_report, write_report
 
     t0 = time.perf_counter()

@@ -98,6 +98,17 @@ def claim_origin(claim_id: str) -> str:
     return ""
 
 
+def is_shipped(claim: Claim, entry_modules=None) -> bool:
+    """Whether a fresh process finds this very claim by id: registered by an
+    entry-point module (not a user's file or ``-m`` module) and not replaced since."""
+    if _REGISTRY.get(claim.id) is not claim:
+        return False
+    mod = _ORIGIN.get(claim.id)
+    entry = set(claim_modules() if entry_modules is None else entry_modules)
+    return mod is not None and mod not in _PATH_MODULES and mod not in _USER_SPECS and \
+        any(mod == m or mod.startswith(m + ".") for m in entry)
+
+
 class UserClaimsError(ValueError):
     """A user's claims module cannot be loaded; the message is one line naming it and the fix."""
 

@@ -22,7 +22,7 @@ from .kinds import InequalityClaim, ScalingClaim
 from .registry import check_portable, portable_task
 from .shrink import shrink_result
 from .experiment import as_arrays, experiment_chunks
-from .executors import Executor, make_executor
+from .executors import MAX_WORKERS, Executor, make_executor
 from .limits import MAX_BUDGET, MIN_ALPHA
 from .results import Result
 from .runner import run_chunks
@@ -151,15 +151,29 @@ def verify_claim(claim: Claim, *, budget: int | None = None, seed: int = 0, alph
 
 
 def verify_claims(claims, *, executor: str | Executor | None = None, workers: int | None = None,
-                  scheduler: str | None = None, progress_for: Callable | None = None, **kw):
+                  scheduler: str | None = None, progress_for: Callable | None = None,
+                  across_claims: bool = False, **kw):
     """Verify several claims on one executor; yields each result as it is decided.
 
     ``kw`` are :func:`verify_claim`'s keywords (budget, seed, alpha, quick,
     out, resume, method); ``progress_for(claim)`` may return a progress
     callback for that claim.  Claims that read the same experiment share its
-    chunks (measured once in this process)."""
+    chunks (measured once in this process).
+
+    ``across_claims=True`` with the default executor (``None``/``"auto"``, no
+    scheduler) and more than one core runs whole claims in parallel worker
+    processes instead (:mod:`.across_claims`): the same verdicts, bitwise, in
+    the same order, without per-chunk progress."""
     claims = list(claims)
     check_portable(claims, _executor_kind(executor, scheduler))   # every claim, before any runs
+    if across_claims and executor in (None, "auto") and scheduler is None and len(claims) > 1:
+        from .across_claims import verify_across_claims
+        from .executors import default_workers
+
+        n = default_workers() if workers is None else check_int("workers", workers, lo=1, hi=MAX_WORKERS)
+        if n > 1:
+            yield from verify_across_claims(claims, workers=n, **kw)
+            return
     owned = not isinstance(executor, Executor)
     ex = make_executor(executor, workers, scheduler)
     try:

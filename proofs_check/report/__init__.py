@@ -66,6 +66,44 @@ def _meta_or(meta, results, figure_names, seed, alpha, quick, elapsed_s) -> dict
             "figures": {n: {"caption": "", "claims": [], "width": None} for n in figure_names}}
 
 
+def _verify_into(selected, out, *, executor, workers, scheduler, seed, alpha, quick, progress) -> list:
+    """Verify ``selected`` (whole claims on every core by default), appending each result
+    to ``out/results.jsonl`` as it is decided."""
+    from .. import engine
+
+    results = []
+    with open(out / "results.jsonl", "w", encoding="utf-8") as fh:
+        for r in engine.verify_claims(selected, executor=executor, workers=workers, scheduler=scheduler,
+                                      seed=seed, alpha=alpha, quick=quick, out=out / "chunks",
+                                      method="anytime", across_claims=True):
+            fh.write(json.dumps(r.to_dict(), ensure_ascii=False) + "\n")
+            fh.flush()
+            if progress:
+                print(f"{r.verdict:>12}  {r.claim}  ({r.elapsed_s:.1f} s)", file=sys.stderr, flush=True)
+            results.append(r)
+    return results
+
+
+def _figure_pool(executor, scheduler, workers, selected):
+    """A process pool for drawing figures beside the claims, or ``None`` (one core, an
+    executor/scheduler chosen explicitly, or claims of a user's own file whose figures
+    a fresh process would not know: then everything runs here, in order)."""
+    import concurrent.futures as cf
+    import multiprocessing as mp
+
+    from ..engine.across_claims import _worker_init
+    from ..engine.executors import default_workers
+    from ..engine.registry import claim_modules, is_shipped
+
+    n = default_workers() if workers is None else int(workers)
+    entry = claim_modules()
+    if (executor not in (None, "auto") or scheduler is not None or n < 2
+            or not all(is_shipped(c, entry) for c in selected)):
+        return None
+    return cf.ProcessPoolExecutor(max_workers=n, mp_context=mp.get_context("forkserver"),
+                                  initializer=_worker_init)
+
+
 def build_figures(names, outdir, *, quick: bool, seed: int, progress=None) -> list[str]:
     """Build the named figures into ``outdir`` (PDF, PNG, JSON each); returns the names built."""
     import paper_figs
@@ -92,29 +130,37 @@ def write_report(selected, out, *, seed: int = 0, alpha: float = 0.01, quick: bo
     ``figures``: the names of the figures to build — ``None`` builds every
     registered figure; :func:`figures_for(selected) <figures_for>` builds only
     those supporting the selected claims; ``[]`` none."""
-    from .. import engine
-
     if figures is not None and (isinstance(figures, str) or not all(isinstance(n, str) for n in figures)):
         raise TypeError(f"figures must be a list of figure names or None, got {figures!r}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     prov = collect_provenance(seed=seed, alpha=alpha, quick=quick)
-    results = []
-    with open(out / "results.jsonl", "w", encoding="utf-8") as fh:
-        for r in engine.verify_claims(selected, executor=executor, workers=workers, scheduler=scheduler,
-                                      seed=seed, alpha=alpha, quick=quick, out=out / "chunks",
-                                      method="anytime"):
-            fh.write(json.dumps(r.to_dict(), ensure_ascii=False) + "\n")
-            fh.flush()
-            if progress:
-                print(f"{r.verdict:>12}  {r.claim}  ({r.elapsed_s:.1f} s)", file=sys.stderr, flush=True)
-            results.append(r)
     info = figure_info()
     names = sorted(info) if figures is None else list(figures)
-    build_figures(names, out / "figures", quick=quick, seed=seed,
-                  progress=(lambda n: print(f"    figure  {n}", file=sys.stderr, flush=True))
-                  if progress else None)
+    unknown = [n for n in names if n not in info]
+    if unknown:
+        raise ValueError(f"unknown figure name(s) {unknown}; known: {', '.join(sorted(info))}")
+    # With the default executor on several cores, the figures are drawn in worker
+    # processes while the claims run (each figure is seeded, so the files are the same).
+    pool, pending = _figure_pool(executor, scheduler, workers, selected), []
+    if pool is not None:
+        pending = [(n, pool.submit(build_figures, [n], out / "figures", quick=quick, seed=seed))
+                   for n in names]
+    try:
+        results = _verify_into(selected, out, executor=executor, workers=workers, scheduler=scheduler,
+                               seed=seed, alpha=alpha, quick=quick, progress=progress)
+        if pool is None:
+            build_figures(names, out / "figures", quick=quick, seed=seed,
+                          progress=(lambda n: print(f"    figure  {n}", file=sys.stderr, flush=True))
+                          if progress else None)
+        for n, fut in pending:
+            fut.result()
+            if progress:
+                print(f"    figure  {n}", file=sys.stderr, flush=True)
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
     meta = {"seed": seed, "alpha": alpha, "quick": quick,
             "elapsed_s": round(time.perf_counter() - t0, 3), "provenance": prov,
             "claims": {c.id: claim_meta(c) for c in selected},
