@@ -30,6 +30,7 @@ from .lookahead import simulate_lookahead
 from .protocol import PathStats, SimSetup, make_setup
 from .reduced import check_reduced_supported, simulate_reduced
 from .simulate import simulate_full
+from .worst_case import WorstCase, worst_case_min_dim, worst_case_refined, worst_case_value
 
 __all__ = [
     "ADVERSARIES", "PREDICTABLE", "Adversary", "adversary", "require_predictable",
@@ -45,4 +46,5 @@ __all__ = [
     "PathStats", "SimSetup", "make_setup",
     "check_reduced_supported", "simulate_reduced",
     "simulate_full",
+    "WorstCase", "worst_case_refined", "worst_case_min_dim", "worst_case_value",
 ]

@@ -1,0 +1,133 @@
+r"""Replay of the DP's optimal Markov policy as an adversary in the **full** protocol (columns in ``R^M``).
+
+Validation of :mod:`seqproj.worst_case` (issue 15 §1, theory ``#worst-case``): the
+policy table ``policy[t−1, i, k]`` (index into ``xgrid``) is played as a
+state-feedback adversary — at step ``t`` it reads only the past through
+``u = ‖S_{t−1}‖²/V_{t−1}`` and ``ρ = V_{t−1}/(x_0² + c_x(t−1))`` (nearest grid node
+in ``u`` and in ``log ρ``), so it is predictable — and the column ``z_t`` is
+drawn *after* ``x_t`` is fixed, exactly as in :func:`seqproj.kernels.full_kernel`
+(same counter-based stream: the ``M`` normals of ``z_t`` are sub-streams
+``(t−1)M .. tM−1`` of the trial's key; sphere ``z = g/‖g‖``, Gaussian ``z = g/√M``).
+The full kernel's adversary dispatch cannot take a policy table, hence this
+driver (the columns and the update are the full simulator's; nothing is
+reduced).  The failure event is ``∃ t ≤ T: |‖S_t‖²/V_t − 1| > ε``.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from proofs_check.engine.validate import as_generator, check_int
+
+from .rng import counter_normal, draw_keys
+
+__all__ = ["replay_kernel", "replay_numpy", "replay_policy"]
+
+
+@njit(cache=True, nogil=True)
+def _nearest(grid, y):
+    n = grid.shape[0]
+    if y <= grid[0]:
+        return 0
+    if y >= grid[n - 1]:
+        return n - 1
+    a = 0
+    b = n - 1
+    while b - a > 1:
+        m = (a + b) // 2
+        if grid[m] <= y:
+            a = m
+        else:
+            b = m
+    return a if (y - grid[a]) <= (grid[b] - y) else b
+
+
+@njit(cache=True, nogil=True)
+def replay_kernel(keys, T, M, fam, x0, cx, eps, ugrid, lrho, xgrid, policy, exit_t):
+    """Full simulation of ``len(keys)`` trials under the policy table; ``exit_t[i]`` = first
+    exit time (``T + 1`` if none).  ``fam`` 0 sphere, 1 Gaussian."""
+    S = np.zeros(M)
+    g = np.empty(M)
+    sqM = math.sqrt(M)
+    sqcx = math.sqrt(cx)
+    for tr in range(keys.shape[0]):
+        key = keys[tr]
+        for j in range(M):
+            S[j] = 0.0
+        S[0] = x0
+        s2 = x0 * x0
+        V = x0 * x0
+        et = T + 1
+        for t in range(1, T + 1):
+            i = _nearest(ugrid, s2 / V)
+            k = _nearest(lrho, math.log((V / cx) / (x0 * x0 / cx + (t - 1.0))))
+            x = sqcx * xgrid[policy[t - 1, i, k]]
+            # column z_t drawn only now (predictability)
+            base = (t - 1) * M
+            nn = 0.0
+            for j in range(M):
+                gj = counter_normal(key, np.uint64(base + j), np.uint64(0))[0]
+                g[j] = gj
+                nn += gj * gj
+            nrm = math.sqrt(nn) if fam == 0 else sqM
+            acc = 0.0
+            for j in range(M):
+                S[j] += x * (g[j] / nrm)
+                acc += S[j] * S[j]
+            s2 = acc
+            V += x * x
+            if abs(s2 / V - 1.0) > eps:
+                et = t
+                break
+        exit_t[tr] = et
+
+
+def replay_numpy(normals, T, fam, x0, cx, eps, ugrid, lrho, xgrid, policy):
+    """NumPy reference of :func:`replay_kernel` for a block ``normals`` ``(n, T, M)``."""
+    n, _, M = normals.shape
+    S = np.zeros((n, M))
+    S[:, 0] = x0
+    s2 = np.full(n, x0 * x0)
+    V = np.full(n, x0 * x0)
+    et = np.full(n, T + 1)
+    alive = np.ones(n, dtype=bool)
+    for t in range(1, T + 1):
+        u = s2 / V
+        i = np.array([replay_kernel_nearest(ugrid, y) for y in u])
+        k = np.array([replay_kernel_nearest(lrho, math.log((v / cx) / (x0 * x0 / cx + t - 1.0)))
+                      for v in V])
+        x = math.sqrt(cx) * xgrid[policy[t - 1, i, k]]
+        gz = normals[:, t - 1, :]
+        z = gz / (np.sqrt((gz * gz).sum(1))[:, None] if fam == 0 else math.sqrt(M))
+        Sn = S + x[:, None] * z
+        S = np.where(alive[:, None], Sn, S)
+        s2 = np.where(alive, (S * S).sum(1), s2)
+        V = np.where(alive, V + x * x, V)
+        out = alive & (np.abs(s2 / V - 1.0) > eps)
+        et[out] = t
+        alive &= ~out
+    return et
+
+
+def replay_kernel_nearest(grid, y):
+    return _nearest.py_func(grid, y)
+
+
+def replay_policy(wc, n, rng):
+    """Play the policy of a :class:`~seqproj.worst_case.WorstCase` (computed with
+    ``policy=True``) in ``n`` full-protocol trials.  Returns ``(failures, n, exit_times)``."""
+    from .worst_case import WorstCase
+    if not isinstance(wc, WorstCase):
+        raise TypeError(f"wc must be a WorstCase (from seqproj.worst_case), got {type(wc).__name__}")
+    if wc.policy is None:
+        raise ValueError("wc.policy is None: compute the WorstCase with policy=True")
+    n = check_int("n", n, lo=1, hi=10 ** 8)
+    keys = draw_keys(as_generator(rng), n)
+    exit_t = np.empty(n, dtype=np.int64)
+    fam = 0 if wc.columns == "sphere" else 1
+    replay_kernel(keys, wc.T, wc.M, fam, float(wc.x0), float(wc.cx), float(wc.eps),
+                  np.asarray(wc.ugrid, float), np.asarray(wc.lrho, float),
+                  np.asarray(wc.xgrid, float), wc.policy, exit_t)
+    return int((exit_t <= wc.T).sum()), n, exit_t
