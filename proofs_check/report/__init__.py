@@ -84,12 +84,14 @@ def _verify_into(selected, out, *, executor, workers, scheduler, seed, alpha, qu
     return results
 
 
-def _figure_pool(executor, scheduler, workers, selected):
+def _figure_pool(executor, scheduler, workers, selected, names):
     """A process pool for drawing figures beside the claims, or ``None`` (one core, an
-    executor/scheduler chosen explicitly, or claims of a user's own file whose figures
-    a fresh process would not know: then everything runs here, in order)."""
+    executor/scheduler chosen explicitly, or claims or figures a fresh process would not
+    know — a user's own file, a test's — then everything runs here, in order)."""
     import concurrent.futures as cf
     import multiprocessing as mp
+
+    import paper_figs
 
     from ..engine.across_claims import _worker_init
     from ..engine.executors import default_workers
@@ -97,8 +99,11 @@ def _figure_pool(executor, scheduler, workers, selected):
 
     n = default_workers() if workers is None else int(workers)
     entry = claim_modules()
+    shipped_figures = set(paper_figs.figure_modules())
+    builders = paper_figs.figures()
     if (executor not in (None, "auto") or scheduler is not None or n < 2
-            or not all(is_shipped(c, entry) for c in selected)):
+            or not all(is_shipped(c, entry) for c in selected)
+            or not all(getattr(builders.get(nm), "__module__", None) in shipped_figures for nm in names)):
         return None
     return cf.ProcessPoolExecutor(max_workers=n, mp_context=mp.get_context("forkserver"),
                                   initializer=_worker_init)
@@ -143,7 +148,7 @@ def write_report(selected, out, *, seed: int = 0, alpha: float = 0.01, quick: bo
         raise ValueError(f"unknown figure name(s) {unknown}; known: {', '.join(sorted(info))}")
     # With the default executor on several cores, the figures are drawn in worker
     # processes while the claims run (each figure is seeded, so the files are the same).
-    pool, pending = _figure_pool(executor, scheduler, workers, selected), []
+    pool, pending = _figure_pool(executor, scheduler, workers, selected, names), []
     if pool is not None:
         pending = [(n, pool.submit(build_figures, [n], out / "figures", quick=quick, seed=seed))
                    for n in names]

@@ -130,13 +130,32 @@ REFUTED_CONTROLS = ["seqproj.coverage.sphere.constant.M32", "seqproj.efficiency.
 FAST_FULL = {"seqproj.coverage.rademacher.constant"}   # the others: ~3-15 s each, slow
 
 
+#: Measurements read from the stored DP results (minutes per value): no verdict is expected
+#: of them, and ``tests/seqproj/test_worst_case.py`` recomputes the file under ``-m slow``.
+_STORED_MEASUREMENTS = {c.id for c in claims("seqproj.worst_case")
+                        if c.role == "measurement" and c.expected is None}
+
+
+def test_worst_case_theorem_claim_refuted_when_the_dp_gets_a_wrong_dimension(monkeypatch):
+    import seqproj.worst_case as wc
+    from proofs_check.engine import verify_claim
+
+    real = wc.worst_case_value
+    monkeypatch.setattr(wc, "worst_case_value", lambda M, *a, **k: real(max(2, M // 32), *a, **k))
+    r = verify_claim(get_claim("seqproj.worst_case.theorem_M"), executor="serial", seed=0)
+    assert r.verdict == "refuted"
+    monkeypatch.setattr(wc, "worst_case_value", real)
+    assert verify_claim(get_claim("seqproj.worst_case.theorem_M"), executor="serial", seed=0).verdict == "holds"
+
+
 def test_families_are_all_covered():
     """Every seqproj (non-ensemble) and seed claim is exercised by a mutation below."""
     covered = (set(REDUCED_HOLDS) | set(FULL_COVERAGE) | set(REFUTED_CONTROLS)
                | set(_ids("seqproj.fixed_time")) | {"seqproj.negative_control.lookahead"}
                | set(_ids("seqproj.mixture")) | set(_ids("seqproj.tails"))
                | set(_ids("seqproj.anytime")) | {"seqproj.inner_product.sphere.pushing"}
-               | {c.id for c in claims("selftest")})
+               | {c.id for c in claims("selftest")} | {"seqproj.worst_case.theorem_M"}
+               | _STORED_MEASUREMENTS)
     mine = {c.id for c in claims("seqproj") if not c.id.startswith("seqproj.ensemble")}
     mine |= {c.id for c in claims("selftest")}
     assert len(REDUCED_HOLDS) == 11 and len(FULL_COVERAGE) == 9
