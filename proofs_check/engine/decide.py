@@ -139,7 +139,7 @@ def _inequality(claim: InequalityClaim, prefix, alpha, method, n_chunks, common)
         warnings.append("the counterexample is checked in float64 only (the claim has no mpmath "
                         "evaluator); it could be a rounding artefact")
     else:
-        verdict, guarantee = "holds", "search"
+        verdict, guarantee = "holds", "deterministic" if claim.deterministic else "search"
     if artefacts:
         warnings.append(f"{artefacts} float64 violation(s) were rejected by mpmath as rounding artefacts")
     if nonfinite:

@@ -118,6 +118,10 @@ class InequalityClaim(Claim):
     #: ``simplify(θ) -> [θ', ...]`` domain-specific simpler points (e.g. of smaller dimension).
     default_point: Sequence[float] | None = None
     coordinates: Sequence[str] | None = None
+    #: ``True`` when the two sides are exactly computed quantities that do not depend on the
+    #: sampled point (e.g. a dynamic program's value): a verdict "holds" is then
+    #: ``deterministic`` (what the computation shows), not ``search``.
+    deterministic: bool = False
     simplify: Callable[[np.ndarray], list] | None = None
     step: float = 0.3
     random_fraction: float = 0.5

@@ -8,7 +8,8 @@ recomputes the theorem entry and checks the file against it).
 
 Decision rule fixed before the data: ``p* ≤ δ`` is decided on ``p* + err``
 (the grid-error bar), so "holds" means ``p* + err ≤ δ``; the search
-guarantee of :class:`InequalityClaim` here evaluates one deterministic point.
+claims are ``deterministic=True`` inequality claims: one exact evaluation, guarantee
+``deterministic`` (what the DP on its grid shows).
 """
 from __future__ import annotations
 
@@ -61,7 +62,7 @@ register(InequalityClaim(
     label="DERIVED", params={k: _thm[k] for k in ("M", "eps", "delta", "T", "p", "err")},
     sample=_point, evaluate=functools.partial(_theorem_eval, M=_thm["M"], eps=_thm["eps"], T=_thm["T"],
                                               delta=_thm["delta"]),
-    role="statement", expected="holds", quick_budget=1, default_budget=1, chunk_size=1,
+    role="statement", expected="holds", quick_budget=1, default_budget=1, chunk_size=1, deterministic=True,
     notes="lhs = p* of the DP on the coarse grid COARSE, recomputed at every run (0.7 s); rhs = δ. "
           "The refined value with its grid error is stored (tests/seqproj/test_worst_case.py "
           "recomputes it under -m slow)."))
@@ -83,7 +84,7 @@ for _key, _r in sorted(results().items()):
         source=_src("smallest M with p* ≤ δ under the optimal predictable adversary"),
         label="DERIVED", params={k: _r[k] for k in ("eps", "delta", "T", "M_star", "M_theorem")},
         sample=_point, evaluate=functools.partial(_ratio_eval, key=_key), role="measurement", expected=None,
-        quick_budget=1, default_budget=1, chunk_size=1,
+        quick_budget=1, default_budget=1, chunk_size=1, deterministic=True,
         notes="measurement; M*_worst by bisection on the DP (coarse grid, which overestimates p*, "
               "so the stored M is an upper estimate); p* at M on the two grids: "
               f"{_r['p_at'][0]:.4f} ± {_r['p_at'][1]:.4f}, at M − 1: "
@@ -109,6 +110,6 @@ for _M in sorted(results().get("replay", {}), key=int):
         label="DERIVED", params={"M": int(_M), "p": _r["p"], "err": _r["err"],
                                  "best_hand": _best, "best_hand_rate": _r["hand"][_best][0]},
         sample=_point, evaluate=functools.partial(_gap_eval, M=_M), role="measurement", expected=None,
-        quick_budget=1, default_budget=1, chunk_size=1,
+        quick_budget=1, default_budget=1, chunk_size=1, deterministic=True,
         notes="lhs = upper 95 % CP bound of the best hand adversary (20 000 reduced trials, "
               "stored seed), rhs = p* − err"))

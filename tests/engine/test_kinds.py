@@ -176,3 +176,9 @@ def test_verify_argument_validation(kw, needle):
                              fn=functools.partial(_paired, 0.0), delta=0.1)
     with pytest.raises(ValueError, match=needle):
         verify_claim(claim, **kw)
+
+
+def test_a_deterministic_inequality_that_holds_says_so_and_a_search_one_does_not():
+    kw = dict(sample=functools.partial(_unit_box, 2), evaluate=_amgm)
+    assert verify_claim(_ineq(**kw), budget=50, seed=0).guarantee == "search"
+    assert verify_claim(_ineq(deterministic=True, **kw), budget=50, seed=0).guarantee == "deterministic"
