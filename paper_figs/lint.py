@@ -44,8 +44,7 @@ from dataclasses import dataclass
 import matplotlib
 import numpy as np
 from matplotlib.collections import LineCollection, PathCollection, PolyCollection
-from matplotlib.container import BarContainer, Container
-from matplotlib.legend import Legend
+from matplotlib.container import Container
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 from matplotlib.text import Text
@@ -417,7 +416,7 @@ def lint_figure(fig, *, name: str = "figure", checks=CHECKS) -> list[Finding]:
     if not isinstance(fig.canvas, FigureCanvasAgg):
         FigureCanvasAgg(fig)
     out: list[Finding] = []
-    base = _render(fig)
+    _render(fig)                       # one Agg draw: extents below are of this draw
     renderer = fig.canvas.get_renderer()
     W, H = fig.canvas.get_width_height()
 

@@ -117,7 +117,6 @@ FUSED = True
 
 
 def _simulate_repetition(env, agents, T, rng, fused=None) -> np.ndarray:
-    d = env.d
     C = len(agents)
     env_ss, noise_ss, ctx_ss, agent_ss = _rep_streams(rng, C)
     theta, X = env.draw(np.random.default_rng(env_ss))
