@@ -34,7 +34,7 @@ import numpy as np
 from numba import njit
 
 __all__ = ["band_deviation", "band_exit", "inner_band", "anytime_half_width", "book_constants", "book_start", "book_step", "book_finish",
-           "PathBook"]
+           "book_step_lanes", "PathBook"]
 
 
 @njit(inline="always", nogil=True)
@@ -116,6 +116,38 @@ def book_step(book, t, x, dot, s2n, consts, grid, rgrid, i):
         rgrid[i, gi] = ratio
         gi += 1
     return (s2, V, D, vm, et, md, mx, ax, gi)
+
+
+@njit(inline="always", nogil=True)
+def book_step_lanes(nb, t, x, dot, s2n, consts, s2, V, D, vm, et, md, mx, ax, dev):
+    """:func:`book_step` for ``nb`` trials at the same step ``t`` whose books live in arrays
+    (``s2 … ax``, updated in place; ``dev`` a work array), the same operations in the same order,
+    so bit for bit the same books.  The first pass has no data-dependent branch (SIMD); the two
+    tests that need a logarithm — the mixture boundary and the any-time half-width — run in a
+    second, scalar pass only for lanes past their cheap pre-test and not yet crossed.  The ratio
+    grid is recorded by the caller (all lanes share ``t``)."""
+    T, eps, fM, rho, mix_l, K, any_ld, x0sq, eps0 = consts
+    for j in range(nb):                  # (few arrays per loop: SIMD needs few alias checks)
+        xj = x[j]
+        D[j] = D[j] + xj * dot[j]
+        vm[j] = vm[j] + ((4.0 * xj) * xj) * s2[j] / fM
+    for j in range(nb):
+        xj = x[j]
+        V[j] = V[j] + xj * xj
+        s2[j] = s2n[j]
+    for j in range(nb):
+        dv = band_deviation(s2[j], V[j])
+        md[j] = dv if dv > md[j] else md[j]
+        dev[j] = dv
+    for j in range(nb):
+        et[j] = t if (et[j] == T + 1) & (dev[j] > eps) else et[j]
+    for j in range(nb):
+        if not mx[j]:
+            lhs = (2.0 * D[j]) * (2.0 * D[j])
+            if lhs > (vm[j] + rho) * mix_l and lhs > (vm[j] + rho) * (math.log1p(vm[j] / rho) + mix_l):
+                mx[j] = True
+        if not ax[j] and dev[j] > eps0 and dev[j] > anytime_half_width(V[j], fM, K, any_ld, x0sq):
+            ax[j] = True
 
 
 @njit(inline="always", nogil=True)

@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 
 __all__ = ["U_STREAM", "draw_keys", "counter_word", "counter_uniform", "counter_normal",
-           "counter_chisq", "adversary_uniform", "fill_normals", "normals_np", "chisq_np",
+           "counter_chisq", "normal_first_attempt", "chisq_first_attempt", "adversary_uniform", "fill_normals", "normals_np", "chisq_np",
            "adversary_uniforms_np"]
 
 #: sub-stream offset of the adversary's uniforms (step t uses stream U_STREAM + t)
@@ -136,6 +136,34 @@ def counter_chisq(key, stream, d, c):
             return 2.0 * (d * v)
         if math.log(u) < 0.5 * x * x + d * (1.0 - v + math.log(v)):
             return 2.0 * (d * v)
+
+
+@njit(inline="always", nogil=True)
+def normal_first_attempt(key, stream):
+    """``(x, accepted)``: the first ziggurat attempt of ``counter_normal(key, stream, 0)`` — word 0
+    only, no loop, no branch on the data.  Where ``accepted``, ``x`` *is* that normal (bit for
+    bit); elsewhere (≈ 1.2 % of draws: the wedges and the tail) call :func:`counter_normal`.
+    Branch-free so that a loop over many keys compiles to SIMD instructions."""
+    r = counter_word(key, stream, np.uint64(0))
+    idx = r & np.uint64(0xFF)
+    r = r >> np.uint64(8)
+    rabs = (r >> np.uint64(1)) & np.uint64(0x000FFFFFFFFFFFFF)
+    x = float(rabs) * _WI[idx]
+    x = -x if (r & np.uint64(1)) != np.uint64(0) else x
+    return x, rabs < _KI[idx]
+
+
+@njit(inline="always", nogil=True)
+def chisq_first_attempt(key, stream, d, c):
+    """``(q, accepted)``: the first Marsaglia–Tsang attempt of ``counter_chisq(key, stream, d, c)``
+    with its first ziggurat attempt and the squeeze test ``u < 1 − 0.0331 x⁴`` only.  Where
+    ``accepted``, ``q`` *is* that χ² (bit for bit); elsewhere (≈ 2 % at d ≥ 31) call
+    :func:`counter_chisq`.  Branch-free, as :func:`normal_first_attempt`."""
+    x, ok = normal_first_attempt(key, stream)
+    v = 1.0 + c * x
+    v3 = v * v * v
+    u = float(counter_word(key, stream, np.uint64(1)) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+    return 2.0 * (d * v3), ok & (v > 0.0) & (u < 1.0 - 0.0331 * (x * x) * (x * x))
 
 
 @njit(cache=True, nogil=True)
