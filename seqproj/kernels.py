@@ -29,11 +29,20 @@ decides it):
   time from the band ``[1−ε, 1+ε]`` (``T + 1`` if none), and a trial stops there.  This is
   all a time-uniform failure flag (``exit ≤ T``) needs.
 
-Both paths of a simulator are separate numba functions built from the same inlined step
-(:func:`full_column_step` or :func:`reduced_increment`, then
+Both paths of a simulator are separate numba functions built from the same inlined pieces
+(:func:`full_column_step`; or :func:`reduced_update` after the draws, then
 :func:`seqproj.bookkeeping.band_deviation`) and draw the same variates of the same
 sub-streams, so the first exit time — hence every failure count — is bit-identical between
 them; the exit path just stops drawing after it.
+
+The two reduced kernels are **lane-parallel**: :data:`LANES` trials advance a step together,
+so the branch-free first attempts of the counter-based samplers
+(:func:`seqproj.rng.normal_first_attempt`, :func:`~seqproj.rng.chisq_first_attempt`) and the
+recursion compile to SIMD instructions, and only the ≈ 3 % rejected attempts are redrawn one at
+a time (:func:`reduced_draws_lanes`).  They are compiled with ``error_model="numpy"`` — a
+division that Python semantics would check for zero blocks vectorisation; no divisor here can
+be zero (``V_t ≥ x_0² > 0``, ``g_1² + q > 0``, ``M ≥ 3``).  Order of trials does not matter:
+each trial's variates are a function of its key only.
 
 Each numba kernel has a NumPy reference beside it (:func:`full_block_numpy`,
 :func:`reduced_block_numpy`) that takes the same variates from
