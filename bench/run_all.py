@@ -1,4 +1,4 @@
-"""Run every benchmark comparison interleaved and print a MET / NOT MET line per target.
+"""Run every benchmark comparison interleaved and print a MET / NOT MET / UNSETTLED line per target.
 
     python -m bench [--quick] [--rounds N] [--json FILE] [PATTERN ...]
     python bench/run_all.py ...
@@ -10,8 +10,9 @@
    ``comparisons(quick: bool) -> list[Comparison]`` and measures each comparison
    whose name (or module name) matches one of the ``PATTERN`` s (a substring, or a glob
    with ``*``/``?``; none: all) with :func:`bench.harness.measure`;
-3. prints one line per comparison — ratio median [min, max] over rounds, target,
-   MET / NOT MET — then the load average at the end.
+3. prints one line per comparison — the median ratio over rounds, its interval and
+   range, the target and the verdict MET / NOT MET / UNSETTLED
+   (:mod:`bench.harness`) — then the counts and the load average at the end.
 
 A module's bench function may read the roofline numbers through
 :func:`roofline` (measured once per run).
@@ -77,10 +78,11 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     ap.add_argument("pattern", nargs="*", help="only comparisons/modules matching one of these")
     ap.add_argument("--quick", action="store_true", help="smaller work per call, shorter roofline timing")
-    ap.add_argument("--rounds", type=int, default=None, help="rounds per comparison (default 7; 3 with --quick)")
+    ap.add_argument("--rounds", type=int, default=None,
+                    help="rounds per comparison (default 9: a 96%% interval for the median; 3 with --quick)")
     ap.add_argument("--json", default=None, help="also write every result as JSON lines to this file")
     a = ap.parse_args(argv)
-    rounds = a.rounds if a.rounds is not None else (3 if a.quick else 7)
+    rounds = a.rounds if a.rounds is not None else (3 if a.quick else 9)
     if rounds < 1:
         ap.error(f"--rounds must be >= 1, got {rounds}")
     t_start = time.time()
@@ -113,9 +115,9 @@ def main(argv=None) -> int:
             results.append(res)
             work = f"  ({c.work})" if c.work else ""
             print(f"[{mod}] {format_result(res)}{work}", flush=True)
-    n_met = sum(r["met"] for r in results)
-    print(f"{n_met}/{len(results)} targets MET; load average at end {_load()}; "
-          f"{time.time() - t_start:.0f} s", flush=True)
+    count = {v: sum(r["verdict"] == v for r in results) for v in ("MET", "NOT MET", "UNSETTLED")}
+    print(f"{count['MET']}/{len(results)} targets MET, {count['NOT MET']} NOT MET, {count['UNSETTLED']} "
+          f"UNSETTLED; load average at end {_load()}; {time.time() - t_start:.0f} s", flush=True)
     if a.json:
         with open(a.json, "w") as fh:
             fh.write(json.dumps({"roofline": roofline(a.quick), "load_end": _load()}) + "\n")

@@ -3,7 +3,7 @@ import time
 
 import pytest
 
-from bench.harness import Comparison, format_result, measure
+from bench.harness import Comparison, format_result, measure, median_interval
 from bench.run_all import bench_modules, select
 
 
@@ -49,8 +49,14 @@ def test_exact_ratios_with_a_fake_clock(monkeypatch):
     res = measure(Comparison("clock", a, b, target=3.0), rounds=3)
     assert res["ratios"] == [3.0, 6.0, 3.0]
     assert res["ratio"] == {"min": 3.0, "median": 3.0, "max": 6.0}
-    assert res["met"] is True                      # median 3 >= 3
-    assert measure(Comparison("clock", a, b, target=3.01), rounds=3)["met"] is False
+    assert res["interval"] == {"lo": 3.0, "hi": 6.0, "coverage": 0.75}   # 3 rounds: (min, max)
+    assert res["verdict"] == "MET" and res["met"] is True                 # whole interval >= 3
+    calls["b"] = 0
+    res = measure(Comparison("clock", a, b, target=3.01), rounds=3)       # 3.01 inside [3, 6]
+    assert res["verdict"] == "UNSETTLED" and res["met"] is False
+    assert "UNSETTLED" in format_result(res)
+    calls["b"] = 0
+    assert measure(Comparison("clock", a, b, target=6.5), rounds=3)["verdict"] == "NOT MET"
     assert res["time_a"]["median"] == 1.0 and res["time_b"]["max"] == 6.0
 
 
@@ -87,3 +93,25 @@ def test_pattern_selection_and_module_discovery():
     assert not select("otb", "seqproj_mc", "reduced kernel")
     mods = bench_modules()
     assert "seqproj_mc" in mods and "harness" not in mods and "run_all" not in mods
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 6, 7, 9, 12, 20, 41])
+def test_median_interval_is_the_sign_test_interval(n):
+    """Against SciPy's binomial: the largest k with 1 − 2·P(Bin(n, ½) ≤ k − 1) ≥ 0.95, and the
+    order statistics x_(k), x_(n+1−k) of shuffled values."""
+    from scipy.stats import binom
+    import numpy as np
+
+    x = np.random.default_rng(n).permutation(np.arange(1.0, n + 1))
+    lo, hi, cov = median_interval(x)
+    ks = [k for k in range(1, (n + 1) // 2 + 1) if 1 - 2 * binom.cdf(k - 1, n, 0.5) >= 0.95]
+    k = max(ks) if ks else 1
+    assert (lo, hi) == (float(k), float(n + 1 - k))
+    assert cov == pytest.approx(1 - 2 * binom.cdf(k - 1, n, 0.5), abs=1e-12)
+    if n == 9:
+        assert (lo, hi) == (2.0, 8.0) and cov == pytest.approx(0.9609375)
+
+
+def test_median_interval_refuses_no_values():
+    with pytest.raises(ValueError, match="at least one"):
+        median_interval([])

@@ -26,13 +26,15 @@ weights, ``ε`` the denominator guard.  References: the OTB paper (paper key
 from __future__ import annotations
 
 import math
+import threading
 from fractions import Fraction
 
 import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
-from proofs_check.engine.validate import check_bool, check_real
+from proofs_check.engine.executors import MAX_WORKERS, default_workers
+from proofs_check.engine.validate import check_bool, check_int, check_real
 
 from ._batch import _check_values_numpy, _reward_to_go, _validate_batch
 
@@ -314,6 +316,42 @@ def _otb_kernel(r, m, lp, spp, isw, use_is, order, starts, handle_zero_tail, eps
                                    handle_zero_tail, eps, adv, ret, buf, stats)
 
 
+#: batches of fewer tokens run on one thread (a thread costs ~0.1 ms; the kernel ~7 ns a token)
+THREAD_MIN_TOKENS = 1 << 18
+
+
+def _run_kernel(r, m, lp, spp, isw, use_is, order, starts, handle_zero_tail, eps, adv, ret, bad_groups,
+                workers):
+    """:func:`_otb_kernel` over all groups, split into ``≤ workers`` contiguous runs of groups with
+    about equal numbers of rows, one thread each (the kernel is ``nogil``).  Returns the combined
+    ``stats`` (maxima of the first two entries, sum of the third) — the same as one serial call."""
+    n_groups = starts.size - 1
+    k = min(workers, n_groups)
+    if k < 2 or r.size < THREAD_MIN_TOKENS:
+        stats = np.zeros(3)
+        _otb_kernel(r, m, lp, spp, isw, use_is, order, starts, handle_zero_tail, eps, adv, ret, bad_groups,
+                    stats)
+        return stats
+    cuts = np.searchsorted(starts, np.arange(1, k) * (starts[-1] / k))
+    bounds = np.unique(np.concatenate(([0], np.clip(cuts, 1, n_groups - 1), [n_groups])))
+    parts = np.zeros((bounds.size - 1, 3))
+
+    def run(j):
+        g0, g1 = bounds[j], bounds[j + 1]
+        _otb_kernel(r, m, lp, spp, isw, use_is, order, starts[g0:g1 + 1], handle_zero_tail, eps, adv, ret,
+                    bad_groups[g0:g1], parts[j])
+
+    threads = [threading.Thread(target=run, args=(j,)) for j in range(1, bounds.size - 1)]
+    for th in threads:
+        th.start()
+    try:
+        run(0)
+    finally:
+        for th in threads:
+            th.join()
+    return np.array([parts[:, 0].max(), parts[:, 1].max(), parts[:, 2].sum()])
+
+
 #: Bound on any intermediate of the plain float64 formula (``Σ_i m G W`` and ``Σ_i m W``) under
 #: which the direct computation is used; above it the group sums go through :func:`_otb_scaled`.
 _DIRECT_LIMIT = 1e300
@@ -421,7 +459,8 @@ def _check_finite_result(adv):
 
 
 def optimal_token_baseline_advantage(token_rewards, response_mask, group_ids, log_probs, sum_pi_squared,
-                                     *, is_weights=None, handle_zero_tail: bool = False, eps: float = 1e-8):
+                                     *, is_weights=None, handle_zero_tail: bool = False, eps: float = 1e-8,
+                                     out=None, workers=None):
     r"""Optimal-token-baseline advantages on a padded batch, exactly as implemented by the authors.
 
     For response ``i`` of a group (same ``group_ids``), position ``t``:
@@ -451,18 +490,26 @@ def optimal_token_baseline_advantage(token_rewards, response_mask, group_ids, lo
     is_weights : optional (N, L) — truncated IS weights ``ρ̄_j ≥ 0``.
     handle_zero_tail : bool — the zero-tail rule (step 5 of the implementation).
     eps : float ≥ 0 — the guard ``ε`` in the denominator.
+    out : optional pair ``(advantages, returns)`` of writeable C-contiguous float64 ``(N, L)``
+        arrays, overlapping neither each other nor any input, to write the results into (a
+        training loop that reuses them each step allocates nothing and pays no first-touch
+        page faults); the same two arrays are returned.  On a ``ValueError`` their contents are
+        unspecified.
+    workers : optional int ≥ 1 — threads; default all cores
+        (:func:`proofs_check.engine.executors.default_workers`).  Batches of at least
+        ``2^18`` tokens with two or more groups are split into contiguous runs of groups of about
+        equal size, one per thread; groups are independent, so the results are bitwise the same
+        for every ``workers``.
 
     Returns
     -------
-    (advantages, returns) : two (N, L) float64 arrays; zero wherever ``m = 0``
+    (advantages, returns) : two (N, L) float64 arrays (``out`` if given); zero wherever ``m = 0``
         (a fully masked row gives zeros, never NaN).
 
     Validation happens inside the fused kernel (branch-free flags in the same
     pass); a flagged group triggers a NumPy re-check that raises ``ValueError``
     naming the argument, the position of the first bad entry and its value.
-    Serial and ``nogil``: groups are independent, so callers may split a batch
-    by group across threads.  (A ``prange`` version was slower on the shared
-    2-core machine where it was measured.)  Ranges are
+    The kernel is ``nogil``; large batches run on ``workers`` threads (above).  Ranges are
     checked where ``m = 1`` only, since padding positions often hold
     placeholders; NaN/inf are refused everywhere.
 
@@ -477,26 +524,54 @@ def optimal_token_baseline_advantage(token_rewards, response_mask, group_ids, lo
     handle_zero_tail = check_bool("handle_zero_tail", handle_zero_tail)
     r, m, lp, spp, isw, inv, order, starts = _validate_batch(
         token_rewards, response_mask, group_ids, log_probs, sum_pi_squared, is_weights)
-    adv = np.empty_like(r)
-    ret = np.empty_like(r)
+    if out is None:
+        adv = np.empty_like(r)
+        ret = np.empty_like(r)
+    else:
+        adv, ret = _check_out(out, r.shape, (token_rewards, response_mask, log_probs, sum_pi_squared,
+                                             is_weights, r, m, lp, spp, isw))
+    workers = default_workers() if workers is None else check_int("workers", workers, lo=1, hi=MAX_WORKERS)
     use_is = isw is not None
     bad_groups = np.zeros(starts.size - 1, dtype=np.bool_)
-    stats = np.zeros(3)
     # one pass over the batch: the overflow bound and the finiteness of the result are collected
     # by the kernel; the rare batch that needs the scaled formula is recomputed below
-    _otb_kernel(r, m, lp, spp, isw if use_is else np.empty((1, 1)), use_is, order, starts,
-                bool(handle_zero_tail), eps, adv, ret, bad_groups, stats)
+    stats = _run_kernel(r, m, lp, spp, isw if use_is else np.empty((1, 1)), use_is, order, starts,
+                        bool(handle_zero_tail), eps, adv, ret, bad_groups, workers)
     if bad_groups.any():
         _check_values_numpy(r, m, lp, spp, isw)  # locates the bad entry and raises
         raise AssertionError("kernel flagged an invalid entry that the NumPy check did not find")  # pragma: no cover
     if _log_bound_exceeds(r.shape[1], starts, float(stats[0]), float(stats[1]) if use_is else None):
         _check_returns(r, m)
-        adv, ret = _otb_scaled(r, m, lp, spp, isw, inv, order, starts, handle_zero_tail, eps)
-        _check_finite_result(adv)
+        a2, g2 = _otb_scaled(r, m, lp, spp, isw, inv, order, starts, handle_zero_tail, eps)
+        _check_finite_result(a2)
+        if out is None:
+            return a2, g2
+        adv[...] = a2
+        ret[...] = g2
         return adv, ret
     if stats[2] > 0:
         _check_finite_result(adv)
     return adv, ret
+
+
+def _check_out(out, shape, inputs):
+    """``out`` of :func:`optimal_token_baseline_advantage`: a pair of writeable C-contiguous
+    float64 arrays of ``shape`` that overlap neither each other nor any of ``inputs``."""
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        raise TypeError(f"out must be a pair (advantages, returns) of float64 arrays, got "
+                        f"{type(out).__name__}{'' if not isinstance(out, (tuple, list)) else f' of length {len(out)}'}")
+    for name, a in zip(("out[0] (advantages)", "out[1] (returns)"), out):
+        if not isinstance(a, np.ndarray):
+            raise TypeError(f"{name} must be a NumPy array, got {type(a).__name__}")
+        if a.dtype != np.float64 or a.shape != shape:
+            raise ValueError(f"{name} must be float64 of shape {shape} (the batch), got {a.dtype} {a.shape}")
+        if not (a.flags.c_contiguous and a.flags.writeable):
+            raise ValueError(f"{name} must be C-contiguous and writeable")
+        if any(isinstance(x, np.ndarray) and np.may_share_memory(a, x) for x in inputs):
+            raise ValueError(f"{name} overlaps an input array; pass separate output buffers")
+    if np.may_share_memory(out[0], out[1]):
+        raise ValueError("out[0] and out[1] overlap; pass two separate arrays")
+    return out[0], out[1]
 
 
 def otb_advantage_numpy(token_rewards, response_mask, group_ids, log_probs, sum_pi_squared,

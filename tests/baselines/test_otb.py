@@ -212,3 +212,77 @@ def test_in_kernel_overflow_bound_matches_numpy_decision(scale):
     assert np.all(np.isfinite(A))
     starts = _validate_batch(r, m, gid, lp, spp, isw)[-1]
     assert _needs_scaling(r, m, isw, starts) == (scale > 1e100)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e160])
+def test_out_buffers_receive_the_same_results(scale):
+    """``out=``: the results are written into the caller's buffers (returned as such), equal bit
+    for bit to the allocating call — on the kernel path and on the scaled path."""
+    r, m, gid, lp, spp, isw = _holey_batch(4)
+    isw = isw * scale
+    A, G = optimal_token_baseline_advantage(r, m, gid, lp, spp, is_weights=isw, handle_zero_tail=True)
+    bufs = (np.full_like(r, np.nan), np.full_like(r, np.nan))
+    A2, G2 = optimal_token_baseline_advantage(r, m, gid, lp, spp, is_weights=isw, handle_zero_tail=True,
+                                              out=bufs)
+    assert A2 is bufs[0] and G2 is bufs[1]
+    assert np.array_equal(A2, A) and np.array_equal(G2, G)
+    # reused on the next "step": stale contents are overwritten everywhere
+    A3, _ = optimal_token_baseline_advantage(r * 2, m, gid, lp, spp, is_weights=isw, handle_zero_tail=True,
+                                             out=bufs)
+    np.testing.assert_allclose(A3, 2 * A, rtol=1e-12, atol=1e-12)
+
+
+def test_bad_out_buffers_are_refused():
+    r, m, gid, lp, spp, _ = _holey_batch(5)
+
+    def call(out):
+        return optimal_token_baseline_advantage(r, m, gid, lp, spp, out=out)
+
+    good = np.empty_like(r)
+    cases = [
+        (good, TypeError, "out must be a pair"),
+        ((good,), TypeError, "length 1"),
+        ((good, [[0.0]]), TypeError, r"out\[1\] \(returns\) must be a NumPy array"),
+        ((good, np.empty(r.shape, np.float32)), ValueError, "float64 of shape"),
+        ((good, np.empty((r.shape[0], r.shape[1] + 1))), ValueError, "float64 of shape"),
+        ((good, np.empty((r.shape[1], r.shape[0])).T), ValueError, "C-contiguous"),
+        ((good, r), ValueError, "overlaps an input"),
+        ((lp, good), ValueError, r"out\[0\] \(advantages\) overlaps an input"),
+        ((good, good), ValueError, "overlap; pass two separate"),
+    ]
+    ro = np.empty_like(r)
+    ro.flags.writeable = False
+    cases.append(((good, ro), ValueError, "writeable"))
+    for out, exc, msg in cases:
+        with pytest.raises(exc, match=msg):
+            call(out)
+    assert np.array_equal(r, _holey_batch(5)[0])        # inputs untouched by the refused calls
+
+
+def test_threads_split_by_group_give_bitwise_the_same_results():
+    """A batch above THREAD_MIN_TOKENS runs on several threads (contiguous runs of groups): the
+    same bits for every ``workers``; an invalid entry in the last thread's groups is still found."""
+    from bench.otb import make_batch
+    from proofs_check.baselines.otb import THREAD_MIN_TOKENS
+
+    r, m, g, lp, spp = make_batch(72, 4096, 8, 1)
+    assert r.size >= THREAD_MIN_TOKENS
+    isw = np.random.default_rng(2).uniform(0.5, 1.5, r.shape)
+    for kw in (dict(), dict(is_weights=isw, handle_zero_tail=True)):
+        A1, G1 = optimal_token_baseline_advantage(r, m, g, lp, spp, workers=1, **kw)
+        for w in (2, 3, 5, 64):
+            A, G = optimal_token_baseline_advantage(r, m, g, lp, spp, workers=w, **kw)
+            assert np.array_equal(A, A1) and np.array_equal(G, G1)
+    big = isw.copy()
+    big[70] *= 1e160                                   # the overflow bound, seen by the last thread only
+    A1, G1 = optimal_token_baseline_advantage(r, m, g, lp, spp, is_weights=big, workers=1)
+    A, G = optimal_token_baseline_advantage(r, m, g, lp, spp, is_weights=big, workers=2)
+    assert np.all(np.isfinite(A1)) and np.array_equal(A, A1) and np.array_equal(G, G1)
+    lp2 = lp.copy()
+    lp2[70, 5] = 0.5                                   # a positive log-probability, last group
+    m[70, 5] = 1.0
+    with pytest.raises(ValueError, match=r"log_probs must be ≤ 0.*row 70, position 5"):
+        optimal_token_baseline_advantage(r, m, g, lp2, spp, workers=2)
+    for bad in (0, -1, 1.5, "2", True):
+        with pytest.raises((ValueError, TypeError), match="workers"):
+            optimal_token_baseline_advantage(r, m, g, lp, spp, workers=bad)
