@@ -64,9 +64,9 @@ from .bookkeeping import (PathBook, band_deviation, band_exit, book_constants, b
 from .columns import columns_from_normals, fill_column
 from .rng import adversary_uniform, chisq_first_attempt, counter_chisq, counter_normal, normal_first_attempt
 
-__all__ = ["full_kernel", "reduced_kernel", "full_exit_kernel", "reduced_exit_kernel",
-           "full_column_step", "reduced_update", "reduced_increment", "LANES", "full_block_numpy", "reduced_block_numpy",
-           "full_exit_numpy", "reduced_exit_numpy"]
+__all__ = ["full_kernel", "reduced_kernel", "full_exit_kernel", "reduced_exit_kernel", "LANES",
+           "full_column_step", "reduced_update", "reduced_draws_lanes", "full_block_numpy",
+           "reduced_block_numpy", "full_exit_numpy", "reduced_exit_numpy"]
 
 
 # --------------------------------------------------------------------------
@@ -223,21 +223,12 @@ def reduced_update(s2, x, a, b, fam, fM, sqM):
 
 
 @njit(inline="always", nogil=True)
-def reduced_increment(key, t, s2, x, fam, d, c, fM, sqM):
-    """Step ``t`` of the reduced recursion from ``‖S_{t−1}‖² = s2`` with coefficient ``x``: draws
-    ``g_1`` (normal sub-stream ``2(t−1)``) and ``q ~ χ²_{M−1}`` (chi-square sub-stream
-    ``2(t−1)+1``) and returns :func:`reduced_update`.  Inlined into :func:`reduced_kernel`."""
-    a = counter_normal(key, np.uint64(2 * (t - 1)), np.uint64(0))[0]       # g_1
-    b = counter_chisq(key, np.uint64(2 * (t - 1) + 1), d, c)                # q ~ chi2_{M-1}
-    return reduced_update(s2, x, a, b, fam, fM, sqM)
-
-
-@njit(inline="always", nogil=True)
 def reduced_draws_lanes(nb, keys, t, d, c, a, b, ok_a, ok_b):
-    """Step ``t``'s ``g_1`` and ``q`` of ``nb`` lanes (lane ``j``: key ``keys[j]``, step
-    ``t[j]``) into ``a``, ``b`` — bit for bit :func:`reduced_increment`'s draws.  The branch-free
-    first attempts of all lanes run as SIMD, the rejected ≈ 3 % are redrawn by the scalar
-    samplers."""
+    """Step ``t``'s ``g_1`` (normal sub-stream ``2(t−1)``) and ``q ~ χ²_{M−1}`` (chi-square
+    sub-stream ``2(t−1)+1``) of ``nb`` lanes (lane ``j``: key ``keys[j]``, step ``t[j]``) into
+    ``a``, ``b`` — bit for bit :func:`~seqproj.rng.counter_normal` and
+    :func:`~seqproj.rng.counter_chisq` of those sub-streams.  The branch-free first attempts of
+    all lanes run as SIMD, the rejected ≈ 3 % are redrawn by the scalar samplers."""
     for j in range(nb):
         st = np.uint64(2 * (t[j] - 1))
         a[j], ok_a[j] = normal_first_attempt(keys[j], st)                        # g_1
@@ -296,8 +287,8 @@ def reduced_kernel(keys, T, M, needs_u, fam, d, c, x0, eps, sqcx, code, prm, gri
                 for j in range(nb):
                     u = adversary_uniform(lk[j], t) if needs_u else 0.0
                     x[j] = choose_x(code, prm, s2[j], V[j], u, eps, fM, sqcx, et[j] <= t - 1, 0.0)
-            else:
-                x[:] = choose_x(0, prm, 1.0, 1.0, 0.0, eps, fM, sqcx, False, 0.0)   # constant
+            else:                                                # code 0: a constant
+                x[:] = choose_x(0, prm, x0sq, x0sq, 0.0, eps, fM, sqcx, False, 0.0)
             if fam == 0:
                 for j in range(nb):
                     dot[j], s2n[j] = reduced_update(s2[j], x[j], a[j], b[j], 0, fM, sqM)
