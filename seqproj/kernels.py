@@ -289,7 +289,7 @@ def reduced_kernel(keys, T, M, needs_u, fam, d, c, x0, eps, sqcx, code, prm, gri
                     x[j] = choose_x(code, prm, s2[j], V[j], u, eps, fM, sqcx, et[j] <= t - 1, 0.0)
             else:                                                # code 0: a constant
                 x[:] = choose_x(0, prm, x0sq, x0sq, 0.0, eps, fM, sqcx, False, 0.0)
-            if fam == 0:
+            if fam == 0:                                         # literal fam: see reduced_exit_kernel
                 for j in range(nb):
                     dot[j], s2n[j] = reduced_update(s2[j], x[j], a[j], b[j], 0, fM, sqM)
             else:
@@ -350,7 +350,9 @@ def reduced_exit_kernel(keys, T, M, needs_u, fam, d, c, x0, eps, sqcx, code, prm
             for j in range(hi):
                 u = adversary_uniform(lk[j], lt[j]) if needs_u else 0.0
                 x[j] = choose_x(code, prm, s2[j], V[j], u, eps, fM, sqcx, False, 0.0)
-        if fam == 0:                                            # (3) the recursion, SIMD
+        # (3) the recursion, SIMD; one loop per family with a literal `fam` (a branch-free body
+        # each: measured 5–15 % faster than one loop that passes the variable)
+        if fam == 0:
             for j in range(hi):
                 xj = x[j]
                 s2n = reduced_update(s2[j], xj, a[j], b[j], 0, fM, sqM)[1]
