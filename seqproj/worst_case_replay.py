@@ -21,35 +21,30 @@ from numba import njit
 
 from proofs_check.engine.validate import as_generator, check_int
 
-from .rng import counter_normal, draw_keys
+from .bookkeeping import band_deviation
+from .kernels import full_column_step
+from .rng import draw_keys
+from .worst_case_kernel import _cell
 
 __all__ = ["replay_kernel", "replay_numpy", "replay_policy"]
 
 
 @njit(cache=True, nogil=True)
 def _nearest(grid, y):
-    n = grid.shape[0]
-    if y <= grid[0]:
-        return 0
-    if y >= grid[n - 1]:
-        return n - 1
-    a = 0
-    b = n - 1
-    while b - a > 1:
-        m = (a + b) // 2
-        if grid[m] <= y:
-            a = m
-        else:
-            b = m
-    return a if (y - grid[a]) <= (grid[b] - y) else b
+    """Index of the node of the sorted ``grid`` (≥ 2 nodes) nearest to ``y`` (ties: the lower)."""
+    a = _cell(grid, y)
+    return a if (y - grid[a]) <= (grid[a + 1] - y) else a + 1
 
 
 @njit(cache=True, nogil=True)
 def replay_kernel(keys, T, M, fam, x0, cx, eps, ugrid, lrho, xgrid, policy, exit_t):
     """Full simulation of ``len(keys)`` trials under the policy table; ``exit_t[i]`` = first
-    exit time (``T + 1`` if none).  ``fam`` 0 sphere, 1 Gaussian."""
+    exit time (``T + 1`` if none).  ``fam`` 0 sphere, 1 Gaussian (the full kernels' family
+    codes).  The column and the update are :func:`seqproj.kernels.full_column_step`, the exit
+    test :func:`seqproj.bookkeeping.band_deviation` — only ``x_t`` comes from the table."""
     S = np.zeros(M)
     g = np.empty(M)
+    z = np.empty(M)
     sqM = math.sqrt(M)
     sqcx = math.sqrt(cx)
     for tr in range(keys.shape[0]):
@@ -65,20 +60,9 @@ def replay_kernel(keys, T, M, fam, x0, cx, eps, ugrid, lrho, xgrid, policy, exit
             k = _nearest(lrho, math.log((V / cx) / (x0 * x0 / cx + (t - 1.0))))
             x = sqcx * xgrid[policy[t - 1, i, k]]
             # column z_t drawn only now (predictability)
-            base = (t - 1) * M
-            nn = 0.0
-            for j in range(M):
-                gj = counter_normal(key, np.uint64(base + j), np.uint64(0))[0]
-                g[j] = gj
-                nn += gj * gj
-            nrm = math.sqrt(nn) if fam == 0 else sqM
-            acc = 0.0
-            for j in range(M):
-                S[j] += x * (g[j] / nrm)
-                acc += S[j] * S[j]
-            s2 = acc
+            s2 = full_column_step(key, t, M, fam, 0, sqM, x, S, g, z)[1]
             V += x * x
-            if abs(s2 / V - 1.0) > eps:
+            if band_deviation(s2, V) > eps:
                 et = t
                 break
         exit_t[tr] = et

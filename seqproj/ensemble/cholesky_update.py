@@ -28,6 +28,7 @@ from numba import njit
 from proofs_check.engine.validate import check_finite_array
 
 from ._limits import MAX_D
+from .greedy import greedy_arm
 
 __all__ = ["chol_rank1_update", "chol_rank1_update_ref", "solve_upper_t"]
 
@@ -119,15 +120,7 @@ def ts_rounds(X, Xth, best, eta, sig, G, L, w, b, regret, choice):
             for jj in range(i + 1, d):
                 acc -= L[jj, i] * th[jj]
             th[i] = acc / L[i, i]
-        a_best = 0
-        v_best = -np.inf
-        for a in range(K):
-            acc = 0.0
-            for i in range(d):
-                acc += X[a, i] * th[i]
-            if acc > v_best:
-                v_best = acc
-                a_best = a
+        a_best = greedy_arm(X, th)
         choice[s] = a_best
         regret[s] = best - Xth[a_best]
         y = Xth[a_best] + sig * eta[s]

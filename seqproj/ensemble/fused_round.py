@@ -74,6 +74,7 @@ from proofs_check.engine.validate import check_instance, check_int
 
 from ._limits import MAX_M, check_cells
 from .agents import EnsemblePP
+from .greedy import greedy_arm
 
 __all__ = ["EppState", "bytes_per_round", "default_deferral", "epp_rounds", "epp_rounds_ref",
            "epp_flush", "simulate_fused"]
@@ -164,15 +165,7 @@ def epp_rounds(X, Xth, best, eta, sig, zeta_next, z, mu, S, gp, cp, Ah, U, V, j,
     sig2 = sig * sig
     for s in range(start, n):
         # ---- score the current sample: one read of the arms
-        a_best = 0
-        v_best = -np.inf
-        for a in range(K):
-            acc = 0.0
-            for i in range(d):
-                acc += X[a, i] * theta[i]
-            if acc > v_best:
-                v_best = acc
-                a_best = a
+        a_best = greedy_arm(X, theta)
         x = X[a_best]
         choice[s] = a_best
         regret[s] = best - Xth[a_best]
