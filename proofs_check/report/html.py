@@ -13,7 +13,7 @@ import base64
 import html as _html
 
 from .evidence import STATUS_TEXT
-from .markdown import FINDINGS_INTRO, _n, counts_sentence, provenance_rows
+from .markdown import FINDINGS_INTRO, _n, counts_sentence, expected_text, provenance_rows, source_text
 
 __all__ = ["render_document_html"]
 
@@ -105,10 +105,7 @@ def _verdict(v) -> str:
 
 
 def _expected(e) -> str:
-    if e["expected"] is None:
-        return "none (finding)"
-    mark = {"as expected": "✓", "contradicted": "✗ contradicted", "unsettled": "… not settled"}[e["status"]]
-    return f"{esc(e['expected'])} {mark}"
+    return expected_text(e, esc)
 
 
 def _fig_links(names) -> str:
@@ -116,22 +113,8 @@ def _fig_links(names) -> str:
 
 
 def _source(src) -> str:
-    from ..papers import PAPERS
-
-    if "text" in src:
-        return esc(src["text"])
-    parts = []
-    for key in src.get("papers") or ():
-        p = PAPERS.get(key)
-        parts.append(f'<a href="{esc(p.url)}">{esc(p.cite())}</a>' if p else esc(key))
-    out = "; ".join(parts) if parts else "our derivation (no paper)"
-    if src.get("where"):
-        out += f", {esc(src['where'])}"
-    if src.get("theory"):
-        out += f"; theory <code>docs/theory/{esc(src['theory'])}</code>"
-    if src.get("note"):
-        out += f" ({esc(src['note'])})"
-    return out
+    return source_text(src, text=esc, link=lambda t, u: f'<a href="{esc(u)}">{esc(t)}</a>',
+                       code=lambda c: f"<code>{esc(c)}</code>")
 
 
 def _claims_table(doc) -> list[str]:

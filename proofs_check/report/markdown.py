@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 
-__all__ = ["render_document_markdown", "md", "provenance_rows", "counts_sentence", "FINDINGS_INTRO"]
+__all__ = ["render_document_markdown", "md", "provenance_rows", "counts_sentence", "expected_text",
+           "source_text", "FINDINGS_INTRO"]
 
 _ESCAPE = str.maketrans({"\\": "\\\\", "*": "\\*", "_": "\\_", "`": "\\`", "<": "&lt;", "|": "\\|"})
 
@@ -65,34 +66,42 @@ def counts_sentence(doc) -> str:
             f"(findings).")
 
 
-def _expected_text(e) -> str:
+def expected_text(e, text=str) -> str:
+    """The expected verdict of entry ``e`` and whether it was reached (``text`` escapes)."""
     if e["expected"] is None:
         return "none (finding)"
     mark = {"as expected": "✓", "contradicted": "✗ contradicted", "unsettled": "… not settled"}[e["status"]]
-    return f"{e['expected']} {mark}"
+    return f"{text(e['expected'])} {mark}"
 
 
 def _fig_links(names) -> str:
     return ", ".join(f"[{n}](#fig-{n})" for n in names) if names else "—"
 
 
-def _source_md(src) -> str:
+def source_text(src, *, text, link, code) -> str:
+    """A claim's structured source as one line: its papers (``link(citation, url)``; an unknown
+    key as text), where in them, the theory page (``code(path)``) and the note; ``text`` escapes
+    plain text for the output format."""
     from ..papers import PAPERS
 
     if "text" in src:
-        return md(src["text"])
+        return text(src["text"])
     parts = []
     for key in src.get("papers") or ():
         p = PAPERS.get(key)
-        parts.append(f"[{md(p.cite())}]({p.url})" if p else md(key))
+        parts.append(link(p.cite(), p.url) if p else text(key))
     head = "; ".join(parts) if parts else "our derivation (no paper)"
     if src.get("where"):
-        head += f", {md(src['where'])}"
+        head += f", {text(src['where'])}"
     if src.get("theory"):
-        head += f"; theory `docs/theory/{src['theory']}`"
+        head += f"; theory {code('docs/theory/' + src['theory'])}"
     if src.get("note"):
-        head += f" ({md(src['note'])})"
+        head += f" ({text(src['note'])})"
     return head
+
+
+def _source_md(src) -> str:
+    return source_text(src, text=md, link=lambda t, u: f"[{md(t)}]({u})", code=lambda c: f"`{c}`")
 
 
 def _finding_line(i, e) -> str:
@@ -107,7 +116,7 @@ def _finding_line(i, e) -> str:
 def _claim_block(e) -> list[str]:
     lines = [f"### <a id=\"{e['anchor']}\"></a>`{e['id']}`", "", f"> {md(e['statement'])}", ""]
     lines.append(f"- **Verdict:** **{e['verdict']}** — guarantee *{e['guarantee']}*; expected "
-                 f"{_expected_text(e)}; {e['label']}, {e['role']}, {e['kind']} claim")
+                 f"{expected_text(e)}; {e['label']}, {e['role']}, {e['kind']} claim")
     got = md(e["headline"]) + (f"; {md(e['interval'])}" if e["interval"] else "")
     lines.append(f"- **Got:** {got}")
     for s in e["slack"]:
@@ -153,7 +162,7 @@ def render_document_markdown(doc, figures_href: str = "figures") -> str:
         if sec["cite"]:
             lines += [f"{md(sec['cite'])}. <{sec['url']}>", ""]
         lines += ["| claim | verdict | expected | number | figure |", "|---|---|---|---|---|"]
-        lines += [f"| [`{e['id']}`](#{e['anchor']}) | **{e['verdict']}** | {md(_expected_text(e))} | "
+        lines += [f"| [`{e['id']}`](#{e['anchor']}) | **{e['verdict']}** | {md(expected_text(e))} | "
                   f"{md(e['headline'])} | {_fig_links(e['figures'])} |" for e in sec["entries"]]
         lines.append("")
         for e in sec["entries"]:

@@ -395,9 +395,10 @@ def smallest_m_experiment(ds=(4, 8, 16, 32), *, K: int = 100, T: int = 500, n_in
 SMALLEST_M = smallest_m_experiment()
 
 
-def smallest_m_per_d(stats, *, ds, margin: float) -> np.ndarray:
-    """Per replicate and d the smallest grid M from which on Gaussian Ensemble++ is within
-    ``margin`` of TS (:func:`smallest_m_on_grid`; NaN = censored), shape ``(n, len(ds))``."""
+def _per_replicate_and_d(stats, ds, margin, smallest, *, need_positive_ts: bool) -> np.ndarray:
+    """``smallest(ms, final_row, margin)`` (``None`` → NaN: censored) for every replicate row of
+    ``stats['mean_final_d<d>']`` (columns TS, then each grid M of ``_mstar_ms(d)``) and every d;
+    validated; shape ``(n, len(ds))``."""
     ds = check_int_sequence("ds", ds, lo=1, hi=MAX_D, max_len=100)
     margin = check_real("margin", margin, lo=0.0, hi=1e6)
     stats = check_mapping("stats", stats, [f"mean_final_d{d}" for d in ds])
@@ -408,10 +409,20 @@ def smallest_m_per_d(stats, *, ds, margin: float) -> np.ndarray:
         if fin.shape[1] != 1 + len(ms):
             raise ValueError(f"stats['mean_final_d{d}'] must have {1 + len(ms)} columns (TS and "
                              f"each grid M), got shape {fin.shape}")
-        col = [smallest_m_on_grid(ms, row[1:], row[0], margin) for row in fin]
+        if need_positive_ts and np.any(fin[:, 0] <= 0):
+            raise ValueError(f"stats['mean_final_d{d}'] has a non-positive TS regret; ratios "
+                             "to TS are undefined")
+        col = [smallest(ms, row, margin) for row in fin]
         cols.append([math.nan if m is None else m for m in col])
     return np.asarray(cols, dtype=float).T.reshape(-1, len(ds))
 
+
+def smallest_m_per_d(stats, *, ds, margin: float) -> np.ndarray:
+    """Per replicate and d the smallest grid M from which on Gaussian Ensemble++ is within
+    ``margin`` of TS (:func:`smallest_m_on_grid`; NaN = censored), shape ``(n, len(ds))``."""
+    return _per_replicate_and_d(stats, ds, margin,
+                                lambda ms, row, mg: smallest_m_on_grid(ms, row[1:], row[0], mg),
+                                need_positive_ts=False)
 
 
 # ---------------------------------------------------------------------------
@@ -567,19 +578,6 @@ def smallest_m_isotonic_per_d(stats, *, ds, margin: float) -> np.ndarray:
     """Per replicate and d the isotonic smallest M (:func:`smallest_m_isotonic` on the
     replicate's ratios of mean final regret to TS); NaN = censored (never replaced by a
     number).  Shape ``(n, len(ds))``."""
-    ds = check_int_sequence("ds", ds, lo=1, hi=MAX_D, max_len=100)
-    margin = check_real("margin", margin, lo=0.0, hi=1e6)
-    stats = check_mapping("stats", stats, [f"mean_final_d{d}" for d in ds])
-    cols = []
-    for d in ds:
-        ms = _mstar_ms(d)
-        fin = check_finite_array(f"stats['mean_final_d{d}']", stats[f"mean_final_d{d}"], ndim=2)
-        if fin.shape[1] != 1 + len(ms):
-            raise ValueError(f"stats['mean_final_d{d}'] must have {1 + len(ms)} columns (TS and "
-                             f"each grid M), got shape {fin.shape}")
-        if np.any(fin[:, 0] <= 0):
-            raise ValueError(f"stats['mean_final_d{d}'] has a non-positive TS regret; ratios "
-                             "to TS are undefined")
-        col = [smallest_m_isotonic(ms, row[1:] / row[0], margin) for row in fin]
-        cols.append([math.nan if m is None else m for m in col])
-    return np.asarray(cols, dtype=float).T.reshape(-1, len(ds))
+    return _per_replicate_and_d(stats, ds, margin,
+                                lambda ms, row, mg: smallest_m_isotonic(ms, row[1:] / row[0], mg),
+                                need_positive_ts=True)
