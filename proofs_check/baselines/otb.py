@@ -62,41 +62,41 @@ def _i64_as_f64(typingctx, x):
     return sig, codegen
 
 
-@njit(cache=True, nogil=True)
-def _exp_nonpos(x, out, kbits):
-    """``out = exp(clip(x, −708, 0))``, vectorisable (no libm call), ≤ 1 ulp from ``np.exp``.
+@njit(inline="always", nogil=True)
+def _exp_nonpos1(x):
+    """``exp(clip(x, −708, 0))`` without a libm call (vectorisable), ≤ 1 ulp from ``np.exp``.
 
-    ``x = k ln2 + r`` with ``|r| ≤ ln2/2`` (Cody–Waite split of ln 2), ``e^r`` by
-    its Taylor polynomial of degree 14 (truncation < 2e-17 relative) and ``2^k``
-    built from the exponent bits.  Inputs below −708 (``e^x < 4e-308``) are
-    clamped; the plain-NumPy reference is ``np.exp``.  ``kbits`` is int64
-    scratch of the same length.
-    """
-    n = x.shape[0]
-    for j in range(n):
-        v = min(max(x[j], -708.0), 0.0)
-        k = np.floor(v * _LOG2E + 0.5)
-        r = (v - k * _LN2_HI) - k * _LN2_LO
-        p = 1.0 / 87178291200.0
-        p = p * r + 1.0 / 6227020800.0
-        p = p * r + 1.0 / 479001600.0
-        p = p * r + 1.0 / 39916800.0
-        p = p * r + 1.0 / 3628800.0
-        p = p * r + 1.0 / 362880.0
-        p = p * r + 1.0 / 40320.0
-        p = p * r + 1.0 / 5040.0
-        p = p * r + 1.0 / 720.0
-        p = p * r + 1.0 / 120.0
-        p = p * r + 1.0 / 24.0
-        p = p * r + 1.0 / 6.0
-        p = p * r + 0.5
-        p = p * r + 1.0
-        p = p * r + 1.0
-        out[j] = p
-        kbits[j] = (np.int64(k) + 1023) << 52
-    scale = kbits.view(np.float64)
-    for j in range(n):
-        out[j] *= scale[j]
+    ``x = k ln2 + r`` with ``|r| ≤ ln2/2`` (Cody–Waite split of ln 2), ``e^r`` by its Taylor
+    polynomial of degree 14 (truncation < 2e-17 relative) and ``2^k`` built from the exponent
+    bits.  Inputs below −708 (``e^x < 4e-308``) are clamped.  Inlined: a caller compiled with
+    ``fastmath`` contracts the Horner steps into FMAs."""
+    v = min(max(x, -708.0), 0.0)
+    k = np.floor(v * _LOG2E + 0.5)
+    r = (v - k * _LN2_HI) - k * _LN2_LO
+    p = 1.0 / 87178291200.0
+    p = p * r + 1.0 / 6227020800.0
+    p = p * r + 1.0 / 479001600.0
+    p = p * r + 1.0 / 39916800.0
+    p = p * r + 1.0 / 3628800.0
+    p = p * r + 1.0 / 362880.0
+    p = p * r + 1.0 / 40320.0
+    p = p * r + 1.0 / 5040.0
+    p = p * r + 1.0 / 720.0
+    p = p * r + 1.0 / 120.0
+    p = p * r + 1.0 / 24.0
+    p = p * r + 1.0 / 6.0
+    p = p * r + 0.5
+    p = p * r + 1.0
+    p = p * r + 1.0
+    return p * _i64_as_f64((np.int64(k) + 1023) << 52)
+
+
+@njit(cache=True, nogil=True)
+def _exp_nonpos(x, out):
+    """``out = exp(clip(x, −708, 0))`` elementwise (:func:`_exp_nonpos1`; the plain-NumPy
+    reference is ``np.exp``)."""
+    for j in range(x.shape[0]):
+        out[j] = _exp_nonpos1(x[j])
 
 
 def exp_nonpositive(x) -> np.ndarray:
@@ -116,7 +116,7 @@ def exp_nonpositive(x) -> np.ndarray:
     if np.isnan(x).any():
         raise ValueError(f"x contains NaN (first at flat index {int(np.argmax(np.isnan(x)))})")
     out = np.empty_like(x)
-    _exp_nonpos(x, out, np.empty(x.size, dtype=np.int64))
+    _exp_nonpos(x, out)
     return out
 
 
@@ -210,28 +210,9 @@ def _otb_group(r, m, lp, spp, isw, use_is, members, handle_zero_tail, eps, adv, 
         lengths[k] = cnt
         if nbad > 0.0:
             return True
-        # pass 2 (cache): m_t w_t with e^{lp} = poly · 2^k (the algorithm of exp_nonpositive,
-        # FMA-contracted here; 2^k from its exponent bits), and m_t r_t
+        # pass 2 (cache): m_t w_t with e^{lp} by _exp_nonpos1 (FMA-contracted here), and m_t r_t
         for t in range(live):
-            v = min(max(lpi[t], -708.0), 0.0)
-            kk = np.floor(v * _LOG2E + 0.5)
-            rv = (v - kk * _LN2_HI) - kk * _LN2_LO
-            pp = 1.0 / 87178291200.0
-            pp = pp * rv + 1.0 / 6227020800.0
-            pp = pp * rv + 1.0 / 479001600.0
-            pp = pp * rv + 1.0 / 39916800.0
-            pp = pp * rv + 1.0 / 3628800.0
-            pp = pp * rv + 1.0 / 362880.0
-            pp = pp * rv + 1.0 / 40320.0
-            pp = pp * rv + 1.0 / 5040.0
-            pp = pp * rv + 1.0 / 720.0
-            pp = pp * rv + 1.0 / 120.0
-            pp = pp * rv + 1.0 / 24.0
-            pp = pp * rv + 1.0 / 6.0
-            pp = pp * rv + 0.5
-            pp = pp * rv + 1.0
-            pp = pp * rv + 1.0
-            e = pp * _i64_as_f64((np.int64(kk) + 1023) << 52)
+            e = _exp_nonpos1(lpi[t])
             mt = mi[t]
             wrow[t] = mt * (1.0 - 2.0 * e + si[t])
             rrow[t] = ri[t] * mt
