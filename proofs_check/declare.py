@@ -49,6 +49,7 @@ import numpy as np
 
 from .engine.claims import Claim
 from .engine.kinds import ComparisonClaim, IdentityClaim, InequalityClaim, ProbabilityClaim, ScalingClaim
+from .engine.shrink import point_from_names
 from .engine.validate import shown
 
 __all__ = ["ClaimDeclarationError", "Domain", "Box", "Simplex", "probability", "inequality", "identity",
@@ -155,14 +156,7 @@ class Domain:
         """A full θ from a list of all coordinates or a ``{name: value}`` dict
         (unnamed coordinates take their default)."""
         if isinstance(point, Mapping):
-            theta = self.default.copy()
-            index = {n: i for i, n in enumerate(self.names)}
-            for k, v in point.items():
-                if k not in index:
-                    raise ValueError(f"point names an unknown coordinate {k!r}; coordinates are "
-                                     f"{list(self.names)[:12]}")
-                theta[index[k]] = float(v)
-            return theta
+            return point_from_names(point, self.names, self.default)
         theta = np.asarray(point, dtype=float).ravel()
         if theta.shape != (self.size,):
             raise ValueError(f"point must have {self.size} coordinates, got {theta.size}")

@@ -37,8 +37,8 @@ import numpy as np
 
 from .search import STATUS, confirm_mp, violates
 
-__all__ = ["shrink", "Shrunk", "complexity", "reevaluate", "point_from", "reproduce_line",
-           "counterexample_point", "MAX_SHRINK_EVALS"]
+__all__ = ["shrink", "Shrunk", "complexity", "reevaluate", "point_from", "point_from_names",
+           "reproduce_line", "counterexample_point", "MAX_SHRINK_EVALS"]
 
 #: Evaluations a shrink may spend (float64; mpmath re-checks only on float violations).
 MAX_SHRINK_EVALS = 2_000
@@ -178,6 +178,23 @@ def shrink(claim, theta, *, max_evals: int = MAX_SHRINK_EVALS) -> Shrunk:
     return Shrunk(theta=cur, lhs=lhs, rhs=rhs, status=status, evaluations=evals, steps=steps)
 
 
+def point_from_names(point, names, default, *, of: str = "") -> np.ndarray:
+    """θ from a ``{name: value}`` mapping: ``default`` with the named coordinates replaced.
+    An unknown name or a value that is not a real number → ``ValueError`` (``of`` names the
+    owner in the message)."""
+    theta = np.asarray(default, dtype=float).copy()
+    index = {n: i for i, n in enumerate(names)}
+    for k, v in point.items():
+        if k not in index:
+            raise ValueError(f"point names an unknown coordinate {k!r}{of}; its coordinates are "
+                             f"{list(names)[:12]}")
+        try:
+            theta[index[k]] = float(v)
+        except (TypeError, ValueError):
+            raise ValueError(f"point[{k!r}] must be a real number, got {v!r:.60}") from None
+    return theta
+
+
 def point_from(claim, point) -> np.ndarray:
     """A full θ from a list of every coordinate, or a ``{name: value}`` dict
     (the other coordinates at the claim's ``default_point``)."""
@@ -190,14 +207,7 @@ def point_from(claim, point) -> np.ndarray:
     if isinstance(point, dict):
         if claim.coordinates is None or claim.default_point is None:
             raise ValueError(f"claim {claim.id} has no named coordinates: give the point as a list of numbers")
-        theta = np.asarray(claim.default_point, dtype=float).copy()
-        index = {n: i for i, n in enumerate(claim.coordinates)}
-        for k, v in point.items():
-            if k not in index:
-                raise ValueError(f"point names an unknown coordinate {k!r} of claim {claim.id}; its "
-                                 f"coordinates are {list(claim.coordinates)[:12]}")
-            theta[index[k]] = float(v)
-        return theta
+        return point_from_names(point, claim.coordinates, claim.default_point, of=f" of claim {claim.id}")
     try:
         theta = np.asarray(point, dtype=float).ravel()
     except (TypeError, ValueError):

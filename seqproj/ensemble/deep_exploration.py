@@ -258,16 +258,26 @@ class ExponentFit:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
 
 
-def fit_exponent(Ns, episodes, *, agent: str = "", level: float = 0.95) -> ExponentFit:
-    """:class:`ExponentFit` of an ``(n, len(Ns))`` array of episodes to solve (NaN = censored).
-    A solve at ``e = 0`` enters the logarithm as 1."""
+def _check_episodes(Ns, episodes, level):
+    """Validated ``(Ns, episodes as an (n, len(Ns)) float array, level)`` of the exponent fits:
+    episodes to solve ≥ 0, NaN = censored."""
     Ns = check_int_sequence("Ns", Ns, lo=1, hi=100_000, max_len=1000)
-    y = np.asarray(episodes, dtype=float)
+    try:
+        y = np.asarray(episodes, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"episodes must be an (n, {len(Ns)}) array of numbers, got {type(episodes).__name__}") from None
     if y.ndim != 2 or y.shape[1] != len(Ns) or y.shape[0] < 1:
         raise ValueError(f"episodes must have shape (n, {len(Ns)}), got {y.shape}")
     if np.any(np.isinf(y)) or np.any(y[np.isfinite(y)] < 0):
         raise ValueError("episodes must be ≥ 0 or NaN (censored)")
     level = check_real("level", level, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    return Ns, y, level
+
+
+def fit_exponent(Ns, episodes, *, agent: str = "", level: float = 0.95) -> ExponentFit:
+    """:class:`ExponentFit` of an ``(n, len(Ns))`` array of episodes to solve (NaN = censored).
+    A solve at ``e = 0`` enters the logarithm as 1."""
+    Ns, y, level = _check_episodes(Ns, episodes, level)
     cens = np.isnan(y).sum(axis=0)
     k = int(np.argmax(cens > 0)) if np.any(cens > 0) else len(Ns)
     used = tuple(Ns[:k])
@@ -296,13 +306,7 @@ def fit_median_exponent(Ns, episodes, *, level: float = 0.95, n_boot: int = 2000
     interval's upper end is then reported as ``None``, "unbounded").  Returns a
     dict ``{"Ns_used", "exponent", "ci", "level", "n_boot", "seed"}``; ``exponent``
     ``None`` with fewer than 3 identified medians."""
-    Ns = check_int_sequence("Ns", Ns, lo=1, hi=100_000, max_len=1000)
-    y = np.asarray(episodes, dtype=float)
-    if y.ndim != 2 or y.shape[1] != len(Ns) or y.shape[0] < 1:
-        raise ValueError(f"episodes must have shape (n, {len(Ns)}), got {y.shape}")
-    if np.any(np.isinf(y)) or np.any(y[np.isfinite(y)] < 0):
-        raise ValueError("episodes must be ≥ 0 or NaN (censored)")
-    level = check_real("level", level, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    Ns, y, level = _check_episodes(Ns, episodes, level)
     n_boot = check_int("n_boot", n_boot, lo=1, hi=1_000_000)
     seed = check_int("seed", seed, lo=0)
     Y = np.where(np.isnan(y), np.inf, np.maximum(y, 1.0))
