@@ -265,7 +265,8 @@ def _check_episodes(Ns, episodes, level):
     try:
         y = np.asarray(episodes, dtype=float)
     except (TypeError, ValueError):
-        raise TypeError(f"episodes must be an (n, {len(Ns)}) array of numbers, got {type(episodes).__name__}") from None
+        raise TypeError(f"episodes must be an (n, {len(Ns)}) array of numbers, got "
+                        f"{type(episodes).__name__}") from None
     if y.ndim != 2 or y.shape[1] != len(Ns) or y.shape[0] < 1:
         raise ValueError(f"episodes must have shape (n, {len(Ns)}), got {y.shape}")
     if np.any(np.isinf(y)) or np.any(y[np.isfinite(y)] < 0):
