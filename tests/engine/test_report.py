@@ -7,11 +7,12 @@ import json
 import math
 import re
 import subprocess
-import sys
 from importlib.metadata import version
 from pathlib import Path
 
 import pytest
+
+from tests.engine.report_fixture import write_selftest_report
 
 import proofs_check as pc
 from proofs_check.engine import Result, get_claim
@@ -35,28 +36,11 @@ def results():
 def report(tmp_path_factory):
     """A real report folder: the selftest claims at quick budgets and one
     registered figure with a caption and the claims it supports."""
-    import matplotlib.pyplot as plt
-
-    import paper_figs
-    from paper_figs.style import FIGURES, figure
-    from proofs_check.engine import claims
-
-    @figure(FAKE)
-    def _fake(*, quick, seed):
-        fig, ax = plt.subplots(figsize=(3, 2))
+    def draw(ax):
         ax.plot([0, 1], [0, 1])
-        return fig, {"x": [0, 1]}
+        return {"x": [0, 1]}
 
-    mp = pytest.MonkeyPatch()
-    mp.setattr(paper_figs, "figure_info", lambda: FAKE_INFO, raising=False)
-    out = tmp_path_factory.mktemp("report")
-    try:
-        write_report(claims("selftest"), out, quick=True, figures=[FAKE])
-    finally:
-        mp.undo()
-        FIGURES.pop(FAKE, None)
-        getattr(sys.modules["paper_figs.style"], "_INFO", {}).pop(FAKE, None)
-    return out
+    return write_selftest_report(tmp_path_factory, FAKE, draw, FAKE_INFO[FAKE]["caption"])
 
 
 def _section(text, heading_anchor):

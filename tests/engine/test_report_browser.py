@@ -18,10 +18,11 @@ import os
 import select
 import shutil
 import subprocess
-import sys
 import time
 
 import pytest
+
+from tests.engine.report_fixture import write_selftest_report
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 
@@ -228,32 +229,13 @@ FAKE = "test_report_browser_fig"
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
     """A real report: selftest claims at quick budgets and one registered figure."""
-    import matplotlib.pyplot as plt
-
-    import paper_figs
-    from paper_figs.style import FIGURES, figure
-    from proofs_check.engine import claims
-    from proofs_check.report import write_report
-
-    @figure(FAKE)
-    def _fake(*, quick, seed):
-        fig, ax = plt.subplots(figsize=(4, 3))
+    def draw(ax):
         ax.plot([0, 1, 2], [0.0, 0.5, 0.25], marker="o", label="p̂")
         ax.axhline(0.06, ls="--", label="δ")
         ax.legend()
-        return fig, {"x": [0, 1, 2]}
+        return {"x": [0, 1, 2]}
 
-    info = {FAKE: {"caption": "A test figure: p̂ against δ.", "claims": ["selftest.dg_tail*"], "width": 3.3}}
-    mp = pytest.MonkeyPatch()
-    mp.setattr(paper_figs, "figure_info", lambda: info, raising=False)
-    out = tmp_path_factory.mktemp("report")
-    try:
-        write_report(claims("selftest"), out, quick=True, figures=[FAKE])
-    finally:
-        mp.undo()
-        FIGURES.pop(FAKE, None)
-        getattr(sys.modules["paper_figs.style"], "_INFO", {}).pop(FAKE, None)
-    return out
+    return write_selftest_report(tmp_path_factory, FAKE, draw, "A test figure: p̂ against δ.", figsize=(4, 3))
 
 
 @pytest.fixture(scope="module")
