@@ -166,8 +166,10 @@ class Domain:
         return f"{type(self).__name__}({', '.join(self.names[:6])}{', …' if self.size > 6 else ''})"
 
 
-def _no_sampler(rng):                  # Box and Simplex sample in their own method
-    raise NotImplementedError
+def _no_sampler(rng):
+    """Placeholder sampler of :class:`Box` and :class:`Simplex`, which override ``sample``;
+    never called."""
+    raise NotImplementedError("Box and Simplex draw points in their own sample method")
 
 
 class Box(Domain):

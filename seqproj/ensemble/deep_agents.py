@@ -200,7 +200,8 @@ class _TabularAgent:
         self._record(h, col, a, r, nxt)
 
     def begin_episode(self):
-        raise NotImplementedError
+        """Draw the episode's value estimate (each agent defines how)."""
+        raise NotImplementedError(f"{type(self).__name__} must define begin_episode")
 
     def act(self, h, col):
         q = self.Q[self._b, h, col]                 # (B, 2)
