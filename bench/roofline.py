@@ -54,6 +54,8 @@ def lane_normal_chisq_sum(keys, per_key, d, c):
     :func:`seqproj.kernels.reduced_exit_kernel`, nothing else); their sum.  ``len(keys)`` must
     be a multiple of ``LANES``."""
     B = LANES
+    if keys.shape[0] % B != 0:
+        raise ValueError("lane_normal_chisq_sum: len(keys) must be a multiple of LANES")
     a = np.empty(B)
     b = np.empty(B)
     ok_a = np.empty(B, dtype=np.bool_)
