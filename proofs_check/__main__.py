@@ -1,6 +1,7 @@
-"""``python -m proofs_check`` is the ``theorycheck`` command."""
+"""``python -m proofs_check`` is kept as an alias of ``python -m theorycheck``
+(the command line lives in :mod:`theorycheck.cli`, the top layer)."""
 import sys
 
-from .cli import main
+from theorycheck.cli import main
 
 sys.exit(main())

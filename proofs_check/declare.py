@@ -48,16 +48,13 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from .engine.claims import Claim
+from .engine.errors import ClaimDeclarationError, UserClaimsError
 from .engine.kinds import ComparisonClaim, IdentityClaim, InequalityClaim, ProbabilityClaim, ScalingClaim
 from .engine.shrink import point_from_names
 from .engine.validate import shown
 
 __all__ = ["ClaimDeclarationError", "Domain", "Box", "Simplex", "probability", "inequality", "identity",
            "comparison", "scaling", "reproduce", "load_claims"]
-
-
-class ClaimDeclarationError(ValueError):
-    """A user claim is declared wrongly; the message names the claim and the fix."""
 
 
 def _fail(cid, what: str) -> ClaimDeclarationError:
@@ -708,7 +705,7 @@ def reproduce(claim, point, *, dps: int = 50) -> dict:
 def load_claims(spec: str) -> list:
     """The claims a ``.py`` file (path) or a module (dotted name) declares, loaded once
     (:func:`proofs_check.engine.registry.load_user_claims`); errors are one line."""
-    from .engine.registry import UserClaimsError, load_user_claims
+    from .engine.registry import load_user_claims
 
     try:
         return load_user_claims(spec)

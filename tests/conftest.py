@@ -18,6 +18,10 @@ settings.load_profile("theorycheck")
 
 import pytest  # noqa: E402
 
+# Loaded before any test so that pytester's in-process runs (which drop the modules first
+# imported inside them) never leave two copies of the declaration classes behind.
+import proofs_check.declare  # noqa: E402,F401
+
 
 @pytest.fixture(autouse=True)
 def _fresh_measurements():

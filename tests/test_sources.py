@@ -6,7 +6,7 @@ from pathlib import Path
 
 
 import proofs_check as pc
-from proofs_check.catalogue import CATALOGUE, render_catalogue
+from theorycheck.catalogue import CATALOGUE, render_catalogue
 from proofs_check.engine import Source
 from proofs_check.papers import PAPERS
 
@@ -59,11 +59,11 @@ def test_theory_pages_name_only_registered_claims():
 def test_the_claims_catalogue_is_up_to_date():
     text = render_catalogue(pc.claims())
     on_disk = (ROOT / CATALOGUE).read_text(encoding="utf-8") if (ROOT / CATALOGUE).exists() else ""
-    assert on_disk == text, "docs/claims.md is stale: run `python -m proofs_check.catalogue`"
+    assert on_disk == text, "docs/claims.md is stale: run `python -m theorycheck.catalogue`"
 
 
 def test_list_paper_selects_the_claims_that_cite_it(capsys):
-    from proofs_check.cli import main
+    from theorycheck.cli import main
     import json
     assert main(["list", "--paper", "trm", "--json"]) == 0
     rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]

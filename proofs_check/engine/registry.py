@@ -24,6 +24,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 from .claims import Claim
+from .errors import ClaimDeclarationError, UserClaimsError
 
 __all__ = ["ENTRY_POINT_GROUP", "claim_modules", "register", "claims", "get_claim", "select", "matches", "registered_ids",
            "load_user_claims", "UserClaimsError"]
@@ -109,10 +110,6 @@ def is_shipped(claim: Claim, entry_modules=None) -> bool:
         any(mod == m or mod.startswith(m + ".") for m in entry)
 
 
-class UserClaimsError(ValueError):
-    """A user's claims module cannot be loaded; the message is one line naming it and the fix."""
-
-
 def _user_module_name(path: Path) -> str:
     stem = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in path.stem) or "claims"
     if stem[0].isdigit():
@@ -172,7 +169,6 @@ def load_user_claims(spec: str) -> list[Claim]:
         label = spec
     else:
         name, label = spec, spec
-    from ..declare import ClaimDeclarationError
 
     try:
         if is_path:

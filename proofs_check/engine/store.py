@@ -38,6 +38,8 @@ import sqlite3
 import time
 from pathlib import Path
 
+from .errors import ResultFileError
+
 __all__ = ["FORMAT", "DB_NAME", "ChunkStore", "ResultFileError", "check_stats", "checksum", "export_path",
            "spot_check"]
 
@@ -45,10 +47,6 @@ FORMAT = "theorycheck-chunks/2"
 OLD_FORMATS = ("theorycheck-chunks/1",)
 DB_NAME = "theorycheck.sqlite"
 _IDENTITY = ("fingerprint", "seed", "chunk_size", "alpha")
-
-
-class ResultFileError(ValueError):
-    """A result store or file that is corrupt, foreign or in an unusable state."""
 
 
 def export_path(out, name: str) -> Path:

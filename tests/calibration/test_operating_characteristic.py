@@ -1,6 +1,6 @@
 """The guarantees of every claim kind, measured with the truth on the boundary.
 
-Each rate cell of :mod:`proofs_check.calibrate` runs 1000 seeded replications
+Each rate cell of :mod:`theorycheck.calibrate` runs 1000 seeded replications
 (seeds 0..999) at α = 0.2 and must stay at or below its promised rate ``r``
 (α, or 2·α/2 for the asymptotic comparison): the test passes when the count
 is at most ``c``, the smallest count with ``P(Binom(1000, r) > c) ≤ 10⁻³``.
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from scipy import stats as st
 
-from proofs_check.calibrate import (CELLS, acceptance_count, exact_power_law, power_at,
+from theorycheck.calibrate import (CELLS, acceptance_count, exact_power_law, power_at,
                                     run_cell)
 from proofs_check.engine import ScalingClaim, verify_claim
 
@@ -69,7 +69,7 @@ def test_deterministic_scaling_is_identical_across_budgets():
 
 def test_zero_variance_differences_are_never_decisive_without_bounds():
     from proofs_check.engine import ComparisonClaim
-    from proofs_check.calibrate import bernoulli_diffs
+    from theorycheck.calibrate import bernoulli_diffs
     c = ComparisonClaim(id="t.zero", statement="s", source="t", label="DERIVED",
                         fn=functools.partial(bernoulli_diffs, p=0.0), threshold=0.05)
     r = verify_claim(c, budget=50)

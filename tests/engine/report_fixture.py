@@ -12,7 +12,7 @@ def write_selftest_report(tmp_path_factory, name, draw, caption, figsize=(3, 2))
     import paper_figs
     from paper_figs.style import FIGURES, figure
     from proofs_check.engine import claims
-    from proofs_check.report import write_report
+    from theorycheck.report import write_report
 
     @figure(name)
     def _fake(*, quick, seed):

@@ -6,7 +6,7 @@ import sys
 import pytest
 
 import proofs_check as pc
-from proofs_check.cli import main
+from theorycheck.cli import main
 
 BASE_KEYS = {"claim", "kind", "verdict", "source", "label", "seed", "elapsed_s"}
 KIND_KEYS = {

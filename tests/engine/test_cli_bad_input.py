@@ -2,7 +2,7 @@
 
 import pytest
 
-from proofs_check.cli import main
+from theorycheck.cli import main
 
 HUGE = str(10 ** 400)
 
@@ -83,7 +83,7 @@ def test_unwritable_and_odd_output_folders_are_one_line(tmp_path, capsys):
 def test_a_closed_pipe_ends_quietly(tmp_path):
     import subprocess
     import sys
-    proc = subprocess.run(f"{sys.executable} -m proofs_check list --json | head -1", shell=True,
+    proc = subprocess.run(f"{sys.executable} -m theorycheck list --json | head -1", shell=True,
                           capture_output=True, text=True, cwd=tmp_path)
     assert proc.returncode == 0 and proc.stdout.count("\n") == 1
     assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr

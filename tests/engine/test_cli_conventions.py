@@ -11,8 +11,8 @@ from types import SimpleNamespace
 import pytest
 
 import proofs_check as pc
-from proofs_check.cli import main
-from proofs_check.cli_format import failing, parse_fail_on, summary_line
+from theorycheck.cli import main
+from theorycheck.cli_format import failing, parse_fail_on, summary_line
 
 
 def _run(args, capsys):
@@ -79,7 +79,7 @@ def test_verify_exit_status_gates_on_verdicts(capsys, tmp_path):
 
 
 def test_a_failing_condition_exits_1_and_names_the_claim(capsys, tmp_path, monkeypatch):
-    import proofs_check.cli as cli
+    import theorycheck.cli as cli
 
     monkeypatch.setattr(cli, "_verify_many", lambda *a, **k: iter([_planted()]))
     code, out, err = _run(["verify", "selftest.dg_tail", "--out", str(tmp_path), "--format", "plain",
@@ -114,7 +114,7 @@ def test_figs_list_builds_nothing(capsys, tmp_path):
 
 
 def test_help_imports_nothing_heavy():
-    code = ("import sys; from proofs_check.cli import build_parser; build_parser(); "
+    code = ("import sys; from theorycheck.cli import build_parser; build_parser(); "
             "heavy = [m for m in ('scipy', 'sympy', 'numba', 'matplotlib', 'rich') if m in sys.modules]; "
             "print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
@@ -129,7 +129,7 @@ def test_list_cache_gives_the_same_rows_and_skips_the_imports(tmp_path):
     first = subprocess.run(run, capture_output=True, text=True, env=env, check=True).stdout
     assert len(list(tmp_path.glob("list-*.json"))) == 1
     probe = ("import sys, runpy; sys.argv = ['theorycheck', 'list', '--json']; "
-             "from proofs_check.cli import main; import io, contextlib; "
+             "from theorycheck.cli import main; import io, contextlib; "
              "buf = io.StringIO();\nwith contextlib.redirect_stdout(buf): main()\n"
              "print([m for m in ('scipy', 'sympy', 'numba') if m in sys.modules])")
     heavy = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env,
@@ -141,8 +141,8 @@ def test_list_cache_gives_the_same_rows_and_skips_the_imports(tmp_path):
 
 
 def test_report_pattern_builds_only_the_supporting_figures(capsys, tmp_path, monkeypatch):
-    import proofs_check.report as report
-    from proofs_check.report.figures import figure_info, figures_for
+    import theorycheck.report as report
+    from theorycheck.report.figures import figure_info, figures_for
 
     seen = {}
 

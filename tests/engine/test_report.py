@@ -16,10 +16,10 @@ from tests.engine.report_fixture import write_selftest_report
 
 import proofs_check as pc
 from proofs_check.engine import Result, get_claim
-from proofs_check.report import (figures_for, read_results, render_markdown, render_report_from,
+from theorycheck.report import (figures_for, read_results, render_markdown, render_report_from,
                                  rerender_report, write_report)
-from proofs_check.report import evidence as ev
-from proofs_check.report.provenance import collect_provenance, git_commit, interval_level
+from theorycheck.report import evidence as ev
+from theorycheck.report.provenance import collect_provenance, git_commit, interval_level
 
 IDS = ["selftest.dg_tail", "selftest.dg_tail_doubled", "selftest.logit_energy_identity"]
 FAKE = "test_report_fig"

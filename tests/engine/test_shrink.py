@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import proofs_check as pc
-from proofs_check.cli import main
+from theorycheck.cli import main
 from proofs_check.engine import registry
 from proofs_check.engine.shrink import complexity, point_from, reevaluate, shrink
 from proofs_check.engine.verify import verify_claim

@@ -82,7 +82,7 @@ def source_text(src, *, text, link, code) -> str:
     """A claim's structured source as one line: its papers (``link(citation, url)``; an unknown
     key as text), where in them, the theory page (``code(path)``) and the note; ``text`` escapes
     plain text for the output format."""
-    from ..papers import PAPERS
+    from proofs_check.papers import PAPERS
 
     if "text" in src:
         return text(src["text"])

@@ -1,6 +1,6 @@
 """The operating characteristic of every claim kind, measured on this machine.
 
-``theorycheck calibrate`` (or ``python -m proofs_check.calibrate``) runs, for
+``theorycheck calibrate`` (or ``python -m theorycheck.calibrate``) runs, for
 each kind, synthetic claims whose truth sits *exactly on the boundary* — so
 that every decisive verdict is wrong — ``reps`` times with seeds
 ``0..reps−1``, and prints the rate of wrong verdicts with its exact
@@ -42,10 +42,10 @@ from typing import Callable
 import numpy as np
 from scipy import stats as _st
 
-from .engine import (ComparisonClaim, InequalityClaim, ProbabilityClaim, ScalingClaim,
+from proofs_check.engine import (ComparisonClaim, InequalityClaim, ProbabilityClaim, ScalingClaim,
                      verify_claim)
-from .engine.stats import clopper_pearson
-from .selftest.samplers import bernoulli_events
+from proofs_check.engine.stats import clopper_pearson
+from proofs_check.selftest.samplers import bernoulli_events
 
 __all__ = ["Cell", "CELLS", "acceptance_count", "power_at", "run_cell", "main"]
 

@@ -1,6 +1,6 @@
 """The claims catalogue, ``docs/claims.md``, generated from the registry.
 
-``python -m proofs_check.catalogue`` rewrites it; ``--check`` exits 1 when the
+``python -m theorycheck.catalogue`` rewrites it; ``--check`` exits 1 when the
 file is stale (``tests/test_sources.py`` does the same check).  One section
 per topic, one row per claim: id, kind, label, role and expected verdict, the
 statement, and the source with links to the paper and to the theory page.
@@ -18,8 +18,8 @@ CATALOGUE = Path("docs") / "claims.md"
 
 
 def _source_cell(claim) -> str:
-    from .engine import Source
-    from .papers import PAPERS
+    from proofs_check.engine import Source
+    from proofs_check.papers import PAPERS
 
     src = claim.source
     if not isinstance(src, Source):
@@ -41,13 +41,13 @@ def _source_cell(claim) -> str:
 
 def render_catalogue(claims) -> str:
     """The markdown text of the catalogue for ``claims`` (sorted by id)."""
-    from .papers import PAPERS
+    from proofs_check.papers import PAPERS
 
     topics: dict[str, list] = {}
     for c in sorted(claims, key=lambda c: c.id):
         topics.setdefault(c.topic, []).append(c)
     lines = ["# Claims catalogue", "",
-             "Generated from the registry by `python -m proofs_check.catalogue`; do not edit by hand.",
+             "Generated from the registry by `python -m theorycheck.catalogue`; do not edit by hand.",
              f"{sum(len(v) for v in topics.values())} claims in {len(topics)} topics. *expected* is the "
              "verdict a claim must reach at its default budget (— when the outcome is a finding).", ""]
     for topic, cs in topics.items():
@@ -66,17 +66,17 @@ def render_catalogue(claims) -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m proofs_check.catalogue", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m theorycheck.catalogue", description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="exit 1 if docs/claims.md is stale")
     ap.add_argument("--root", default=".", help="repository root (default: the current folder)")
     args = ap.parse_args(argv)
-    from .engine import claims
+    from proofs_check.engine import claims
 
     path = Path(args.root) / CATALOGUE
     text = render_catalogue(claims())
     if args.check:
         ok = path.exists() and path.read_text(encoding="utf-8") == text
-        print(f"{path}: {'up to date' if ok else 'STALE — run python -m proofs_check.catalogue'}")
+        print(f"{path}: {'up to date' if ok else 'STALE — run python -m theorycheck.catalogue'}")
         return 0 if ok else 1
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")

@@ -69,7 +69,7 @@ def _meta_or(meta, results, figure_names, seed, alpha, quick, elapsed_s) -> dict
 def _verify_into(selected, out, *, executor, workers, scheduler, seed, alpha, quick, progress) -> list:
     """Verify ``selected`` (whole claims on every core by default), appending each result
     to ``out/results.jsonl`` as it is decided."""
-    from .. import engine
+    from proofs_check import engine
 
     results = []
     with open(out / "results.jsonl", "w", encoding="utf-8") as fh:
@@ -93,9 +93,9 @@ def _figure_pool(executor, scheduler, workers, selected, names):
 
     import paper_figs
 
-    from ..engine.across_claims import _worker_init
-    from ..engine.executors import default_workers
-    from ..engine.registry import claim_modules, is_shipped
+    from proofs_check.engine.across_claims import _worker_init
+    from proofs_check.engine.executors import default_workers
+    from proofs_check.engine.registry import claim_modules, is_shipped
 
     n = default_workers() if workers is None else int(workers)
     entry = claim_modules()
@@ -187,7 +187,7 @@ def _write_rendered(results, meta, figure_dir, out) -> Path:
 
 def read_results(path) -> list:
     """The results of a ``results.jsonl`` file (``ValueError`` naming the line if one is bad)."""
-    from ..engine import Result
+    from proofs_check.engine import Result
 
     results = []
     for i, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):

@@ -53,7 +53,7 @@ def cache_dir() -> Path:
 
 
 def _key(modules: list[str]) -> str:
-    from ._version import __version__
+    from proofs_check._version import __version__
 
     h = hashlib.sha256()
     h.update(f"{FORMAT}|{__version__}|{sys.version}|{sorted(modules)}".encode())
@@ -70,7 +70,7 @@ def _key(modules: list[str]) -> str:
 
 
 def _from_registry() -> list[ListedClaim]:
-    from .engine.registry import claims
+    from proofs_check.engine.registry import claims
 
     return [ListedClaim(c.id, c.kind, c.label, c.role, c.expected, str(c.source), c.statement,
                         tuple(c.papers), c.describe()) for c in claims()]
@@ -79,7 +79,7 @@ def _from_registry() -> list[ListedClaim]:
 def listed_claims(*, fresh: bool = False) -> list[ListedClaim]:
     """Every registered claim's metadata, sorted by id (from the cache when it is current;
     ``fresh=True`` loads the registry and neither reads nor writes the cache)."""
-    from .engine.registry import claim_modules
+    from proofs_check.engine.registry import claim_modules
 
     if fresh or os.environ.get("THEORYCHECK_NO_CACHE"):
         return _from_registry()

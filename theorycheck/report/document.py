@@ -22,7 +22,7 @@ OURS = "ours"
 
 def claim_meta(claim) -> dict:
     """What the report needs of a claim beyond its result (plain JSON)."""
-    from ..engine import Source
+    from proofs_check.engine import Source
 
     src = claim.source.to_dict() if isinstance(claim.source, Source) else {"text": str(claim.source)}
     names = getattr(claim, "coordinate_names", None) or (claim.params or {}).get("coordinates")
@@ -35,7 +35,7 @@ def claim_meta(claim) -> dict:
 def claims_meta(ids) -> dict:
     """:func:`claim_meta` of the registered claims among ``ids``; a claim not in
     the registry (results from another installation) is left out."""
-    from ..engine import get_claim
+    from proofs_check.engine import get_claim
 
     out = {}
     for i in ids:
@@ -47,7 +47,7 @@ def claims_meta(ids) -> dict:
 
 
 def _paper_groups():
-    from ..papers import PAPERS
+    from proofs_check.papers import PAPERS
 
     return PAPERS
 
@@ -129,7 +129,7 @@ def build_document(results, meta: dict, figure_dir=None) -> dict:
                       key=lambda e: (_FINDING_ORDER[e["status"]], e["id"]))
     counts = {v: sum(r.verdict == v for r in results) for v in ("holds", "refuted", "inconclusive")}
     by_status = {s: sum(e["status"] == s for e in entries.values()) for s in ev.STATUS_TEXT}
-    from ..engine.results import GUARANTEES
+    from proofs_check.engine.results import GUARANTEES
 
     return {
         "provenance": prov, "level": level, "alpha": alpha, "seed": meta.get("seed", prov.get("seed")),

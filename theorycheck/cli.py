@@ -1,4 +1,4 @@
-"""The ``theorycheck`` command line (also ``python -m proofs_check``).
+"""The ``theorycheck`` command line (also ``python -m theorycheck``; ``python -m proofs_check`` is an alias).
 
 Commands: ``list``, ``verify``, ``figs``, ``report``, ``calibrate``.  Bad input prints one
 line naming the problem and exits with status 2; Ctrl-C keeps every finished
@@ -32,7 +32,7 @@ def _int_arg(name, lo, hi=None):
         what += f" ≤ {hi:g}" if hi >= 10 ** 6 else f" ≤ {hi}"
 
     def conv(text):
-        from .engine.validate import shown
+        from proofs_check.engine.validate import shown
 
         try:
             v = int(text)
@@ -45,7 +45,7 @@ def _int_arg(name, lo, hi=None):
 
 
 def _alpha(text):
-    from .engine.limits import MIN_ALPHA
+    from proofs_check.engine.limits import MIN_ALPHA
 
     try:
         v = float(text)
@@ -96,11 +96,11 @@ def fail_on_opt(q):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .engine.executors import EXECUTORS
-    from .engine.executors import MAX_WORKERS
-    from .engine.limits import MAX_BUDGET
+    from proofs_check.engine.executors import EXECUTORS
+    from proofs_check.engine.executors import MAX_WORKERS
+    from proofs_check.engine.limits import MAX_BUDGET
 
-    from ._version import __version__
+    from proofs_check._version import __version__
 
     p = _Parser(prog="theorycheck", description="Check the mathematics of exploration and LLM-RL theory numerically.")
     p.add_argument("--version", action="version", version=f"theorycheck {__version__}")
@@ -259,7 +259,7 @@ def _load_user(args) -> None:
     args.user_claims, args.user_figures = None, None
     if not specs:
         return
-    from .engine.registry import load_user_claims
+    from proofs_check.engine.registry import load_user_claims
 
     want_figures = args.command in ("figs", "report")
     found: dict = {}
@@ -276,7 +276,7 @@ def _load_user(args) -> None:
     args.user_claims = [found[k] for k in sorted(found)]
     if want_figures:
         import paper_figs
-        from .engine.registry import _PATH_MODULES
+        from proofs_check.engine.registry import _PATH_MODULES
 
         mods = {m for m, p in _PATH_MODULES.items() if p in {os.path.realpath(f) for f in files}}
         mods |= set(getattr(args, "modules", []) or [])
@@ -291,7 +291,7 @@ def _chosen(args, pattern, *, every: bool = False):
     if getattr(args, "user_claims", None) is None:
         if pattern is None:
             if every:
-                from .engine import claims
+                from proofs_check.engine import claims
 
                 return claims()
             raise ValueError("give a claim id, dotted prefix or glob (e.g. selftest), or a claims file "
@@ -299,7 +299,7 @@ def _chosen(args, pattern, *, every: bool = False):
         return _select(pattern)
     if pattern is None:
         return args.user_claims
-    from .engine.registry import matches
+    from proofs_check.engine.registry import matches
 
     found = [c for c in args.user_claims if matches(c.id, pattern)]
     if not found:
@@ -311,7 +311,7 @@ def _chosen(args, pattern, *, every: bool = False):
 def _select(pattern):
     """Claims matching ``pattern``; a pattern matching nothing gets a "did you mean"."""
     from .cli_format import suggest
-    from .engine import claims
+    from proofs_check.engine import claims
 
     found = claims(pattern)
     if not found:
@@ -323,14 +323,14 @@ def _listed():
     """Claim metadata for ``list``: from the catalogue cache unless claims were registered
     in this process (a user module given with ``-m`` or a path), which the cache cannot know."""
     from .catalogue_cache import listed_claims
-    from .engine.registry import registered_ids
+    from proofs_check.engine.registry import registered_ids
 
     return listed_claims(fresh=bool(registered_ids()))
 
 
 def _cmd_list(args) -> int:
     from .cli_format import print_json, print_rows
-    from .papers import PAPERS, paper
+    from proofs_check.papers import PAPERS, paper
 
     fmt = _format(args)
     listed = _listed() if args.user_claims is None else args.user_claims
@@ -349,7 +349,7 @@ def _cmd_list(args) -> int:
     found = listed
     if args.pattern:
         from .cli_format import suggest
-        from .engine.registry import matches
+        from proofs_check.engine.registry import matches
 
         found = [c for c in listed if matches(c.id, args.pattern)]
         if not found:
@@ -368,7 +368,7 @@ def _cmd_list(args) -> int:
 
 
 def _verify_many(selected, args, *, out, resume, method, quick, show_progress):
-    from .engine import verify_claims
+    from proofs_check.engine import verify_claims
 
     tasks: dict = {}
     with _progress(show_progress) as prog:
@@ -412,7 +412,7 @@ def _cmd_verify(args) -> int:
             rows.append((r.claim, r.kind, verdict, r.guarantee, evidence, r.seed, f"{r.elapsed_s:.2f}"))
     elapsed = time.perf_counter() - t0
     if fmt != "json":
-        from .engine.results import GUARANTEES
+        from proofs_check.engine.results import GUARANTEES
 
         print_rows(fmt, f"verdicts (alpha={args.alpha}, results in {args.out}/)",
                    ["claim", "kind", "verdict", "guarantee", "evidence", "seed", "s"], rows)
@@ -492,8 +492,8 @@ def _cmd_report(args) -> int:
 
             extra["figures"] = figures_for(selected)
         if args.user_claims is not None:       # your own claims: their figures only; refuse before writing
-            from .engine.registry import check_portable
-            from .engine.verify import _executor_kind
+            from proofs_check.engine.registry import check_portable
+            from proofs_check.engine.verify import _executor_kind
             from .report.figures import figures_for
 
             check_portable(selected, _executor_kind(args.executor, args.scheduler))
@@ -512,14 +512,14 @@ def _cmd_report(args) -> int:
 def _cmd_reproduce(args) -> int:
     """``theorycheck reproduce [FILE.py] ID --point JSON``: both sides of an inequality
     claim at the point, in float64 and (if the claim has one) in 50-digit mpmath."""
-    from .declare import reproduce
-    from .engine.registry import get_claim
+    from proofs_check.declare import reproduce
+    from proofs_check.engine.registry import get_claim
 
     ids = [w for w in args.claim if not _is_claims_file(w)]
     if len(ids) != 1:
         raise ValueError(f"give exactly one claim id, got {ids or 'none'}")
     for spec in [w for w in args.claim if _is_claims_file(w)]:
-        from .engine.registry import load_user_claims
+        from proofs_check.engine.registry import load_user_claims
 
         load_user_claims(spec)
     out = reproduce(get_claim(ids[0]), args.point)
@@ -534,7 +534,7 @@ def _cmd_reproduce(args) -> int:
 
 
 def _cmd_calibrate(rest) -> int:
-    """``theorycheck calibrate ...``: :func:`proofs_check.calibrate.main` with its own options."""
+    """``theorycheck calibrate ...``: :func:`theorycheck.calibrate.main` with its own options."""
     from .calibrate import main as calibrate_main
 
     try:
@@ -551,14 +551,14 @@ def main(argv=None) -> int:
         # `theorycheck list | head`: end quietly on a closed pipe, as other Unix tools do
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] == "calibrate":    # its options are its own (see proofs_check.calibrate)
+    if argv and argv[0] == "calibrate":    # its options are its own (see theorycheck.calibrate)
         return _cmd_calibrate(argv[1:])
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:        # usage errors (exit 2) and --help (exit 0)
         return int(exc.code or 0)
-    from .engine.store import ResultFileError
+    from proofs_check.engine.store import ResultFileError
 
     try:
         _load_user(args)
