@@ -23,7 +23,7 @@ if __package__ in (None, ""):
 
 from bench.harness import Comparison  # noqa: E402
 from proofs_check.engine import ProbabilityClaim, make_executor, verify_claim  # noqa: E402
-from proofs_check.engine.runner import chunk_rng  # noqa: E402
+from proofs_check.engine import chunk_rng  # noqa: E402
 from proofs_check.selftest.samplers import bernoulli_events  # noqa: E402
 
 P = 0.01

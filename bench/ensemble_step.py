@@ -17,7 +17,7 @@ ensemble_step``):
   over the factor); target ≥ 1 (not slower).
 * ``ensemble++ at M* vs rank-one exact TS, d=…`` — the fused Ensemble++ round at the smallest
   M found within 10% of TS regret (:data:`M_STAR`, from the regret measurements of
-  ``docs/notes/ensemble.md``) against exact TS with a rank-one-updated Cholesky factor of the
+  ``docs/history/ensemble.md``) against exact TS with a rank-one-updated Cholesky factor of the
   precision, built the same way (:func:`seqproj.ensemble.cholesky_update.ts_rounds`: two passes
   over the triangle per round).  Target ≥ 1 (Ensemble++ faster) for d ≥ 200; d = 50, 100 locate
   the crossover.
@@ -37,12 +37,12 @@ if __package__ in (None, ""):                          # python bench/ensemble_s
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from bench.harness import Comparison  # noqa: E402
-from proofs_check.engine.blas import single_threaded_blas  # noqa: E402
+from proofs_check.engine import single_threaded_blas  # noqa: E402
 
 K = 1000
 #: Smallest Gaussian-family M whose mean final regret is within 10% of exact TS (sweep setting,
 #: T = 2000): d = 50 from the issue-4 sweep (50 reps: ratio 1.04 at M = 8); d = 100, 200, 400
-#: measured for issue 13 (docs/notes/ensemble-data/issue13_smallest_m.py); d = 800 not measured —
+#: measured for issue 13 (docs/history/ensemble-data/issue13_smallest_m.py); d = 800 not measured —
 #: the value of d = 400 is carried over (stated in the note).
 M_STAR = {50: 8, 100: 8, 200: 8, 400: 8, 800: 8}
 

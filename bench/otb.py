@@ -35,7 +35,7 @@ if __package__ in (None, ""):                          # python bench/otb.py
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from bench.harness import Comparison  # noqa: E402
-from proofs_check.engine.executors import default_workers  # noqa: E402
+from proofs_check.engine import default_workers  # noqa: E402
 from proofs_check.baselines import optimal_token_baseline_advantage, otb_advantage_loop  # noqa: E402
 
 

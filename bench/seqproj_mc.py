@@ -39,8 +39,8 @@ if __package__ in (None, ""):
 
 from bench.harness import Comparison  # noqa: E402
 from bench.roofline import counter_normal_chisq_sum, counter_normals_sum, lane_normal_chisq_sum  # noqa: E402
-from proofs_check.engine.executors import default_workers  # noqa: E402
-from proofs_check.engine.runner import map_chunks  # noqa: E402
+from proofs_check.engine import default_workers  # noqa: E402
+from proofs_check.engine import map_chunks  # noqa: E402
 from seqproj import PathBook, check_coverage, make_setup, simulate_full, simulate_reduced  # noqa: E402
 from seqproj.kernels import LANES  # noqa: E402
 from seqproj.reduced import chisq_constants, exit_times_reduced  # noqa: E402

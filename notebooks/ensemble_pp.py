@@ -30,7 +30,7 @@ import os
 
 import numpy as np
 
-from seqproj.ensemble import (FiniteArmEnv, LinearEnsemblePP, LinearHypermodel,
+from seqproj.ensemble import (FiniteArmEnv, LinearEnsemblePP, LinearHypermodel, diagnose_factor,
                               ensemble_sampling_members, ridge_posterior, run_bandit,
                               smallest_m_within, sup_tracking_error, sweep_agents)
 
@@ -105,7 +105,7 @@ small = LinearEnsemblePP(6, 3, rng=3)                                     # M < 
 for e in (bad, small):
     for i in range(40):
         e.update(X[i], y[i])
-    print(e.diagnose().problems)
+    print(diagnose_factor(e.cov, e.factor).problems)
 print("look-ahead z (drawn before x):", sup_tracking_error(5, 40, 200, 0, play="lookahead"),
       " predictable:", sup_tracking_error(5, 40, 200, 0))
 
@@ -139,9 +139,9 @@ for fam in (("gaussian", "gaussian"), ("one_hot", "gaussian")):
 # run the identity claims; `theorycheck verify ensemble.regret.finite` the sweep.
 
 # %%
-import proofs_check
+import theorycheck as tc
 
 for cid in ("ensemble.equivalence.mean_is_ridge", "ensemble.equivalence.one_hot_is_ensemble_sampling",
             "ensemble.failure.float32_sqrt"):
-    r = proofs_check.verify(cid, quick=True)
+    r = tc.verify(cid, quick=True)
     print(cid, r.verdict, f"max scaled error {r.max_scaled_error:.2e}")

@@ -61,7 +61,8 @@ print("sympy, V = 2..6:", all(prove_logit_energy_identity(v) for v in range(2, 7
 # `Σ_{j≤t} w_j` and the true cumulative energy `‖Σ_{j≤t} s_j‖²`:
 
 # %%
-from proofs_check.baselines import correlation_samples, mean_interval
+from proofs_check.baselines import mean_interval
+from proofs_check.baselines.proxy import correlation_samples
 
 corr = correlation_samples(rng, 10 if FAST else 100, V=3, T=4, d=4, scale=2.0)
 print("correlation: mean %.3f, 95%% interval [%.3f, %.3f], n = %d" % (*mean_interval(corr), corr.size))
@@ -87,7 +88,7 @@ for k, v in sorted(cmp_.variances.items(), key=lambda kv: -kv[1]):
 # ## 3. The group estimator as implemented (§3, CONFIRMED from code)
 #
 # `optimal_token_baseline_advantage` is a fused numba kernel; it agrees with a
-# per-token loop written from the spec text.
+# per-token loop written from the theory page (docs/theory/baselines.md#otb-implementation).
 
 # %%
 from proofs_check.baselines import optimal_token_baseline_advantage, otb_advantage_loop, ragged_batch
@@ -156,8 +157,8 @@ print("transcribed:", transcribed_accumulation([1, 10, 100, 1000], gamma=0.5))
 # trains both configurations from fresh seeds, under the engine's seeding.
 
 # %%
-from proofs_check.baselines import (TOY_HEADLINE, TOY_HEADLINE_EOS, CountTask, diff_interval,
-                                    toy_pair_experiment)
+from proofs_check.baselines import CountTask, diff_interval, toy_pair_experiment
+from proofs_check.baselines.experiments import TOY_HEADLINE, TOY_HEADLINE_EOS
 from proofs_check.engine import measure
 
 if FAST:

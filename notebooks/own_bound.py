@@ -15,7 +15,7 @@
 #
 # theorycheck is not only for the bounds it ships. This notebook declares three
 # claims of a user's own with the declaration API (`proofs_check.declare`,
-# re-exported as `pc.inequality`, `pc.scaling`, …), has the engine decide them,
+# re-exported as `tc.inequality`, `tc.scaling`, …), has the engine decide them,
 # draws a figure and turns them into a CI test:
 #
 # 1. **Pinsker's inequality** `TV(p, q) ≤ √(KL(p‖q)/2)` — holds;
@@ -38,7 +38,7 @@ import mpmath as mp
 import numpy as np
 from scipy.stats import binom
 
-import proofs_check as pc
+import theorycheck as tc
 from paper_figs.style import new_figure
 
 FAST = os.environ.get("THEORYCHECK_FAST") == "1"
@@ -67,11 +67,11 @@ def pinsker_mp(p, q):
     return mp.sqrt(sum(a * mp.log(a / b) for a, b in zip(p, q)) / 2)
 
 
-pairs = pc.Simplex(3, names=("p", "q"), min_prob=1e-9)
-pc.inequality("mine.pinsker", tv, pinsker, domain=pairs, lhs_mp=tv_mp, rhs_mp=pinsker_mp,
+pairs = tc.Simplex(3, names=("p", "q"), min_prob=1e-9)
+tc.inequality("mine.pinsker", tv, pinsker, domain=pairs, lhs_mp=tv_mp, rhs_mp=pinsker_mp,
               statement="TV(p, q) ≤ √(KL(p‖q)/2) on pairs of distributions on 3 outcomes",
               source="Pinsker (1964); Tsybakov (2009) Lemma 2.5", label="CONFIRMED", expected="holds")
-r = pc.verify("mine.pinsker", seed=0)
+r = tc.verify("mine.pinsker", seed=0)
 print(r.verdict, r.guarantee, "—", r.summary())
 
 # %% [markdown]
@@ -118,18 +118,18 @@ def bernstein_wrong_mp(n, p, t):
     return mp.exp(-n * t * t / (p * (1 - p) + t / 3))
 
 
-tails = pc.Box(n=(1, 400), p=(0.05, 0.95), t=(0.01, 0.5), integer=("n",), default={"n": 1, "p": 0.5, "t": 0.1})
-pc.inequality("mine.bernstein", binomial_tail, bernstein, domain=tails,
+tails = tc.Box(n=(1, 400), p=(0.05, 0.95), t=(0.01, 0.5), integer=("n",), default={"n": 1, "p": 0.5, "t": 0.1})
+tc.inequality("mine.bernstein", binomial_tail, bernstein, domain=tails,
               lhs_mp=binomial_tail_mp, rhs_mp=bernstein_mp,
               statement="P(Bin(n, p) ≥ n(p + t)) ≤ exp(−n t² / (2p(1−p) + 2t/3))",
               source="Bernstein's inequality (Boucheron, Lugosi, Massart 2013, §2.8)", label="CONFIRMED",
               expected="holds")
-pc.inequality("mine.bernstein_wrong", binomial_tail, bernstein_wrong, domain=tails,
+tc.inequality("mine.bernstein_wrong", binomial_tail, bernstein_wrong, domain=tails,
               lhs_mp=binomial_tail_mp, rhs_mp=bernstein_wrong_mp,
               statement="P(Bin(n, p) ≥ n(p + t)) ≤ exp(−n t² / (p(1−p) + t/3))  (factor 2 dropped)",
               source="a first draft with a wrong constant", label="OPEN", expected="refuted", role="control")
 for cid in ("mine.bernstein", "mine.bernstein_wrong"):
-    r = pc.verify(cid, seed=0, quick=FAST)
+    r = tc.verify(cid, seed=0, quick=FAST)
     print(cid, r.verdict, r.guarantee, "—", r.summary())
 bad = r
 
@@ -146,7 +146,7 @@ print("search's worst point:", {k: round(v, 6) for k, v in ce["search_worst"].it
 print("shrunk counterexample:", ce["counterexample"], f"(others at default; {ce['confirmed_by']})")
 print(f"lhs = {ce['lhs']:.6g} > rhs = {ce['rhs']:.6g}")
 print(ce["reproduce"])
-print(pc.reproduce("mine.bernstein_wrong", ce["counterexample"]))
+print(tc.reproduce("mine.bernstein_wrong", ce["counterexample"]))
 
 # %% [markdown]
 # ## 3. A scaling law of our own simulation
@@ -165,11 +165,11 @@ def median_sq(rng, n, *, reps=REPS):
     return float(np.mean(np.median(rng.standard_normal((reps, int(n))), axis=1) ** 2))
 
 
-pc.scaling("mine.median_variance", median_sq, x=GRID, exponent=(-1.1, -0.9),
+tc.scaling("mine.median_variance", median_sq, x=GRID, exponent=(-1.1, -0.9),
            statement="E[median(X_1..X_n)²] ∝ n^a with a ∈ [−1.1, −0.9] for X_i ~ N(0, 1)",
            source="asymptotic normality of the sample median (variance π/(2n))", label="CONFIRMED",
            expected="holds", budget=8, quick_budget=5)
-rs = pc.verify("mine.median_variance", seed=0, quick=FAST)
+rs = tc.verify("mine.median_variance", seed=0, quick=FAST)
 print(rs.verdict, "—", rs.summary())
 
 # %% [markdown]
@@ -215,14 +215,14 @@ work.mkdir(exist_ok=True)
 (work / "claims_mine.py").write_text(textwrap.dedent('''
     import math
     import numpy as np
-    import proofs_check as pc
+    import theorycheck as tc
 
 
     def median_sq(rng, n):
         return float(np.mean(np.median(rng.standard_normal((100, int(n))), axis=1) ** 2))
 
 
-    pc.scaling("ci.median_variance", median_sq, x=(64, 256, 1024, 4096), exponent=(-1.1, -0.9),
+    tc.scaling("ci.median_variance", median_sq, x=(64, 256, 1024, 4096), exponent=(-1.1, -0.9),
                expected="holds", quick_budget=5)
 '''))
 run = subprocess.run([sys.executable, "-m", "pytest", "-q", "--theorycheck-budget", "quick"], cwd=work,

@@ -28,7 +28,7 @@ import os
 import numpy as np
 
 import seqproj
-from proofs_check.engine.stats import clopper_pearson
+from proofs_check.engine import clopper_pearson
 
 
 def show(label, events, n, seed):
@@ -151,7 +151,7 @@ print("Dasgupta-Gupta fixed-vector bound:", round(seqproj.fixed_vector_jl_failur
 # read the same chunks.
 
 # %%
-from proofs_check.engine.experiment import measure  # noqa: E402
+from proofs_check.engine import measure  # noqa: E402
 
 exp = seqproj.path_experiment(simulator="reduced", M=32, eps=0.5, T=300, chunk_size=1000)
 m = measure(exp, 2_000 if FAST else 20_000, seed=0)

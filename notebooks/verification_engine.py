@@ -13,7 +13,7 @@
 # %% [markdown]
 # # The verification engine
 #
-# How theorycheck turns a simulation into a verdict (spec `verification.md`).
+# How theorycheck turns a simulation into a verdict (`docs/theory/engine.md`).
 # A **claim** binds a statement to a computation, a source and a label; the
 # **engine** runs it in fixed-size chunks whose random streams depend only on
 # `(seed, chunk index)`, and decides with error control.
@@ -26,8 +26,7 @@ import os
 
 import numpy as np
 
-import proofs_check as pc
-from proofs_check.engine import ProbabilityClaim, verify_claim
+import theorycheck as tc
 from proofs_check.selftest.samplers import bernoulli_events
 
 FAST = os.environ.get("THEORYCHECK_FAST") == "1"
@@ -38,7 +37,7 @@ REPS = 40 if FAST else 400
 # Every claim has an id, a kind, a source and a spec label.
 
 # %%
-for c in pc.claims():
+for c in tc.claims():
     print(f"{c.id:40s} {c.kind:12s} {c.label:13s} {str(c.source)[:50]}")
 
 # %% [markdown]
@@ -49,7 +48,7 @@ for c in pc.claims():
 
 # %%
 for cid in ("selftest.dg_tail", "selftest.dg_tail_doubled"):
-    r = pc.verify(cid, seed=0)
+    r = tc.verify(cid, seed=0)
     print(r.claim, r.verdict, r.summary(), f"seed={r.seed}", f"stopped early: {r.stopped_early}")
 
 # %% [markdown]
@@ -61,11 +60,11 @@ for cid in ("selftest.dg_tail", "selftest.dg_tail_doubled"):
 
 # %%
 delta, alpha = 0.05, 0.05
-claim = ProbabilityClaim(id="demo.bernoulli", statement="P(X=1) ≤ δ", source="demo", label="DERIVED",
+claim = tc.ProbabilityClaim(id="demo.bernoulli", statement="P(X=1) ≤ δ", source="demo", label="DERIVED",
                          fn=functools.partial(bernoulli_events, p=delta), delta=delta, chunk_size=200)
-verdicts = [verify_claim(claim, budget=20_000, seed=s, alpha=alpha).verdict for s in range(REPS)]
+verdicts = [tc.verify_claim(claim, budget=20_000, seed=s, alpha=alpha).verdict for s in range(REPS)]
 wrong = sum(v != "inconclusive" for v in verdicts)
-from proofs_check.engine.stats import clopper_pearson
+from proofs_check.engine import clopper_pearson
 print(f"wrong verdicts at p = δ: {wrong}/{REPS}, 95% CI {clopper_pearson(wrong, REPS, 0.05)} (α = {alpha})")
 
 # %% [markdown]
@@ -75,7 +74,7 @@ print(f"wrong verdicts at p = δ: {wrong}/{REPS}, 95% CI {clopper_pearson(wrong,
 
 # %%
 for ex in ("serial", "threads"):
-    r = pc.verify("selftest.dg_tail", seed=5, executor=ex, workers=2, method="fixed", budget=50_000)
+    r = tc.verify("selftest.dg_tail", seed=5, executor=ex, workers=2, method="fixed", budget=50_000)
     print(ex, r.events, r.trials)
 
 # %% [markdown]
@@ -84,5 +83,5 @@ for ex in ("serial", "threads"):
 # of the definition on random and extreme logits, and proved by sympy for V = 2..6.
 
 # %%
-r = pc.verify("selftest.logit_energy_identity", quick=True)
+r = tc.verify("selftest.logit_energy_identity", quick=True)
 print(r.verdict, r.summary())

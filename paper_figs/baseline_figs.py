@@ -21,17 +21,21 @@ import functools
 
 import numpy as np
 
-from proofs_check.baselines import (GROUP_KINDS, POPULATION_KINDS, TOY_BATCH, TOY_HEADLINE, TOY_HEADLINE_EOS,
-                                    TOY_KINDS, TOY_LR, TOY_LR_EOS, TOY_STEPS, TOY_TASK, TOY_TASK_EOS, CountTask,
-                                    accumulation_errors, approximation_trials, checkpoints, diff_interval,
-                                    discounted_reward_to_go, gradient_trials, gradient_variance_estimate,
-                                    group_mse_experiment, population_variance_trials,
-                                    random_context_norms, sweep_summary, sweep_trials, toy_pair_experiment,
+from proofs_check.baselines import (GROUP_KINDS, POPULATION_KINDS, TOY_KINDS, CountTask, checkpoints,
+                                    diff_interval, discounted_reward_to_go, gradient_variance_estimate,
+                                    group_mse_experiment, sweep_summary, toy_pair_experiment,
                                     transcribed_accumulation, truncated_is_accumulation)
+from proofs_check.baselines.dapo import accumulation_errors
+from proofs_check.baselines.experiments import (TOY_BATCH, TOY_HEADLINE, TOY_HEADLINE_EOS, TOY_LR,
+                                                TOY_LR_EOS, TOY_STEPS, TOY_TASK, TOY_TASK_EOS)
+from proofs_check.baselines.logit_dynamics import approximation_trials, random_context_norms
+from proofs_check.baselines.population import population_variance_trials
+from proofs_check.baselines.toy_sweeps import gradient_trials, sweep_trials
 from proofs_check.engine import Experiment, measure
 from proofs_check.logits import logit_update_norm
 
-from .style import figure, grid_ticks, new_figure, panel_letters, ref_line
+from .registry import figure
+from .style import grid_ticks, new_figure, panel_letters, ref_line
 
 COLORS = {"none": "0.5", "mean": "C0", "rloo": "C2", "global_bstar": "C3", "otb": "C1", "per_token": "C4"}
 MARKERS = {"none": "x", "mean": "o", "rloo": "^", "global_bstar": "D", "otb": "s", "per_token": "v"}

@@ -13,7 +13,7 @@ censoring point ``E(N) − W``; the dashed line is the budget.  Exponents with
 it measures time, so unlike ``deepsea`` it is not byte-stable.
 
 The numbers come from :func:`proofs_check.engine.measure` of the experiments
-:data:`~seqproj.ensemble.DEEPSEA_STUDY` and :data:`~seqproj.ensemble.DEEPSEA_SGD`
+:data:`~seqproj.ensemble.experiments.DEEPSEA_STUDY` and :data:`~seqproj.ensemble.experiments.DEEPSEA_SGD`
 (16 instances each); ``quick=True`` measures N ∈ {4, 6, 8} with 8 instances.
 """
 from __future__ import annotations
@@ -24,10 +24,11 @@ import matplotlib.ticker as mticker
 import numpy as np
 
 from proofs_check.engine import measure
-from seqproj.ensemble import (DEEPSEA_SGD, DEEPSEA_STUDY, WINDOW, deep_sea_experiment,
-                              fit_exponent, fit_median_exponent, index_dim, step_times)
+from seqproj.ensemble import deep_sea_experiment, fit_exponent, fit_median_exponent, index_dim, step_times
+from seqproj.ensemble.experiments import DEEPSEA_SGD, DEEPSEA_STUDY, WINDOW
 
-from .style import figure, grid_ticks, new_figure
+from .registry import figure
+from .style import grid_ticks, new_figure
 
 _RUNS = 16
 _STYLE = {"rlsvi": ("exact RLSVI (TS)", "k", "o"),

@@ -1,4 +1,4 @@
-"""Figures of the verification engine itself (spec verification.md §2).
+"""Figures of the verification engine itself (``docs/theory/engine.md#statistics``).
 
 * ``engine_operating_characteristic`` — for Bernoulli claims ``P(event) ≤ δ``
   with true ``p = r·δ``, the frequency of each verdict of the anytime-valid
@@ -16,12 +16,13 @@ import matplotlib.ticker
 import numpy as np
 
 from proofs_check.engine import ProbabilityClaim, measure, verify_claim
-from proofs_check.engine.experiment import as_arrays
-from proofs_check.engine.stats import clopper_pearson, log_e_above, log_e_below
+from proofs_check.engine import as_arrays
+from proofs_check.engine import clopper_pearson, log_e_above, log_e_below
 from proofs_check.selftest.samplers import (DG_DEVIATION, DG_EPS, DG_M, bernoulli_events, count_deviations,
                                             dg_tail_bound)
 
-from .style import figure, grid_ticks, new_figure, ref_line
+from .registry import figure
+from .style import grid_ticks, new_figure, ref_line
 
 
 def operating_characteristic(ratios, *, delta=0.05, alpha=0.05, reps=200, budget=20_000,

@@ -23,11 +23,12 @@ import matplotlib.ticker
 import numpy as np
 
 from proofs_check.engine import measure
-from seqproj.ensemble import (FINITE_SWEEPS, SWEEP_FAMILIES, TRACK_SETUP, TRACKING_VS_D,
-                              TRACKING_VS_M, TRACKING_VS_T, RegretSweep, family_label, finite_sweep,
-                              smallest_m_within, tracking_experiment)
+from seqproj.ensemble import RegretSweep, family_label, finite_sweep, smallest_m_within, tracking_experiment
+from seqproj.ensemble.experiments import (FINITE_SWEEPS, SWEEP_FAMILIES, TRACK_SETUP, TRACKING_VS_D,
+                                          TRACKING_VS_M, TRACKING_VS_T)
 
-from .style import figure, grid_ticks, new_figure, panel_letters, ref_line
+from .registry import figure
+from .style import grid_ticks, new_figure, panel_letters, ref_line
 
 #: Replicates plotted by the tracking figures (the claims use the first 10, 6 and 8).
 _TRACK_RUNS = {"M": 10, "d": 8, "T": 8}

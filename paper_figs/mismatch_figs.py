@@ -35,12 +35,14 @@ from proofs_check.engine import measure
 from proofs_check.mismatch import count_state_tilt, estimator_moments, iid_tilt_worst_case, proxy_acceptance, \
     trm_acceptance
 from proofs_check.mismatch.pairs import violation_pair
-from proofs_check.mismatch.tightness import TIGHTNESS, TIGHTNESS_SHAPES
-from proofs_check.mismatch.trm_oracle import TRM_PATHS, acceptance_given_violation
-from proofs_check.mismatch.update_size import B_GRID, K_GRID, NOISE_B, NOISE_K, SAMPLER_KL, drift_k_curve
+from proofs_check.mismatch.experiments import (B_GRID, K_GRID, NOISE_B, NOISE_K, SAMPLER_KL, TIGHTNESS,
+                                               TIGHTNESS_SHAPES, TRM_PATHS)
+from proofs_check.mismatch.trm_oracle import acceptance_given_violation
+from proofs_check.mismatch.update_size import drift_k_curve
 from proofs_check.policies import GENERATORS, LinearSoftmaxPolicy, TabularPolicy
 
-from .style import figure, grid_ticks, new_figure, panel_letters, ref_line
+from .registry import figure
+from .style import grid_ticks, new_figure, panel_letters, ref_line
 
 
 def _fit(x, y):

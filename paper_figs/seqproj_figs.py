@@ -9,13 +9,14 @@
 * ``seqproj_required_M`` — required M vs T (log axes): the sequential bound,
   the union bound, scikit-learn's formula and the empirical M*.
 
-Every Monte Carlo point is an engine experiment
-(:func:`seqproj.events.path_experiment`) measured with
-:func:`proofs_check.engine.experiment.measure` at the figure's root seed, on
+Every Monte Carlo point is an engine experiment named in :mod:`seqproj.experiments`
+(the setting ε, δ, T and the chunk sizes too), measured with
+:func:`proofs_check.engine.measure` at the figure's root seed, on
 threads: chunk ``k`` draws from ``SeedSequence(seed, spawn_key=(k,))`` whatever
 the number of threads, and a point that shows the same simulation as a claim
 (M = 32 in ``failure_vs_M`` and ``fixed_vs_uniform``, M = 128 in ``tails``)
-reads the same chunks as that claim.  Points carry an exact 95 %
+is that claim's experiment, so it reads the same chunks (``chunks_of=``; checked by
+``tests/test_figure_experiments.py``).  Points carry an exact 95 %
 Clopper–Pearson interval, except the empirical M* of ``seqproj_required_M``,
 whose error bar is the simultaneous 99 % confidence bracket of
 :func:`seqproj.empirical_min_dim` (measured the same way).
@@ -24,17 +25,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from proofs_check.engine import make_executor
-from proofs_check.engine.experiment import measure
-from proofs_check.engine.stats import clopper_pearson
-from seqproj import (empirical_min_dim, fixed_vector_jl_failure_bound, path_experiment,
-                     sequential_jl_min_dim, sklearn_jl_min_dim, union_bound_jl_min_dim)
+from proofs_check.engine import clopper_pearson, make_executor, measure
+from seqproj import (FAMILIES, empirical_min_dim, fixed_vector_jl_failure_bound, sequential_jl_min_dim,
+                     sklearn_jl_min_dim, union_bound_jl_min_dim)
+from seqproj.experiments import (DELTA, EPS, FIXED_TIME_T, TAILS_M, T, band_experiment,
+                                 fixed_time_experiment, tails_experiment)
 
-from .style import delta_line, figure, grid_ticks, new_figure, panel_letters, theorem_M_line
-
-EPS, DELTA, T = 0.5, 0.05, 300
-#: trials per chunk, as in the claims that show the same simulations
-CHUNK = {"reduced": 1000, "full": 1000, "fixed_time": 10_000}
+from .registry import figure
+from .style import delta_line, grid_ticks, new_figure, panel_letters, theorem_M_line
 
 
 def _estimate(k, n):
@@ -42,10 +40,8 @@ def _estimate(k, n):
     return {"events": int(k), "trials": int(n), "p_hat": k / n, "ci": [lo, hi]}
 
 
-def _measure(events, executor, seed, n, *, simulator="reduced", chunk=None, **config):
-    """Estimates of ``events`` from ``n`` trials (whole chunks) of one path experiment."""
-    exp = path_experiment(simulator=simulator, eps=EPS, chunk_size=chunk or CHUNK[simulator],
-                          **config)
+def _measure(events, executor, seed, n, exp):
+    """Estimates of ``events`` from ``n`` trials (whole chunks) of the path experiment ``exp``."""
     stats = measure(exp, n, seed=seed, executor=executor).stats
     return [_estimate(stats[e].sum(), stats[e].size) for e in events]
 
@@ -71,7 +67,8 @@ def _plot_curve(ax, xs, ests, label, marker="o", **kw):
                 "triangles are the interval tops of points with 0 events; points are dodged sideways because several "
                 "adversaries give the same failure law. Every curve is below δ = 0.05 at "
                 "the theorem's M (dotted): seqproj.coverage.sphere.* and seqproj.anytime.sphere.*.",
-        claims=("seqproj.coverage.sphere.*", "seqproj.anytime.sphere.*"), width="column")
+        claims=("seqproj.coverage.sphere.*", "seqproj.anytime.sphere.*"), width="column",
+        chunks_of=("seqproj.coverage.sphere.constant.M32",))
 def failure_vs_M(*, quick: bool, seed: int):
     Ms = [16, 32, 64, 128, 256, 512] if not quick else [16, 32, 64, 128]
     n = 1_000 if quick else 50_000
@@ -82,7 +79,7 @@ def failure_vs_M(*, quick: bool, seed: int):
             "trials_per_point": n, "curves": {}}
     with make_executor("threads") as ex:
         for adv in advs:
-            ests = [_measure(["failed"], ex, seed, n, M=M, T=T, adversary=adv)[0] for M in Ms]
+            ests = [_measure(["failed"], ex, seed, n, band_experiment(M, "sphere", adv))[0] for M in Ms]
             data["curves"][adv] = ests
             i = advs.index(adv)
             # dodged sideways: several adversaries give the same failure law and would hide each other
@@ -106,24 +103,22 @@ def failure_vs_M(*, quick: bool, seed: int):
                 "sphere, (b) Gaussian columns, ε = 0.5, T = 500, exact 95% Clopper–Pearson bands. "
                 "Supports seqproj.fixed_time.stopping.sphere, seqproj.fixed_time.stopping.gaussian and "
                 "seqproj.fixed_time.constant.gaussian.",
-        claims=("seqproj.fixed_time.*",), width="page")
+        claims=("seqproj.fixed_time.*",), width="page", chunks_of=("seqproj.fixed_time.*",))
 def fixed_vs_uniform(*, quick: bool, seed: int):
     Ms = [16, 24, 32, 48, 64, 96, 128] if not quick else [16, 32, 64]
-    Tb = 500
+    Tb = FIXED_TIME_T
     n = 10_000 if quick else 50_000            # whole chunks of 10 000
     fig, axes = new_figure(ncols=2, height=2.7, sharey=True)
     data = {"eps": EPS, "T": Tb, "M": Ms, "trials_per_point": n, "curves": {}}
     labels = ("stopping, out of band at t = T", "stopping, time-uniform (some t ≤ T)",
               "fixed design, out of band at t = T")
-    chunk = CHUNK["fixed_time"]
     dg = [float(fixed_vector_jl_failure_bound(M, EPS)) for M in Ms]
     with make_executor("threads") as ex:
         for ax, fam in zip(axes, ("sphere", "gaussian")):
             curves = {lab: [] for lab in labels}
             for M in Ms:
-                a, b = _measure(["out_at_T", "failed"], ex, seed, n, chunk=chunk, M=M, T=Tb,
-                                columns=fam, adversary="stopping")
-                c, = _measure(["out_at_T"], ex, seed, n, chunk=chunk, M=M, T=Tb, columns=fam)
+                a, b = _measure(["out_at_T", "failed"], ex, seed, n, fixed_time_experiment(M, fam, "stopping"))
+                c, = _measure(["out_at_T"], ex, seed, n, fixed_time_experiment(M, fam, "constant"))
                 curves[labels[0]].append(a)
                 curves[labels[1]].append(b)
                 curves[labels[2]].append(c)
@@ -151,9 +146,10 @@ def fixed_vs_uniform(*, quick: bool, seed: int):
                 "T = 300), exact 95% Clopper–Pearson bands; open triangles mark 0 events (interval top). "
                 "Sphere, Gaussian, Rademacher and sparse columns share the sub-Gaussian tail; one-hot "
                 "columns (outside the theorem's assumptions) fail far more often: seqproj.tails.*.",
-        claims=("seqproj.tails.*",), width="column")
+        claims=("seqproj.tails.*",), width="column",
+        chunks_of=tuple(f"seqproj.tails.{fam}" for fam in FAMILIES))
 def tails(*, quick: bool, seed: int):
-    Ms = [32, 64, 128] if quick else [32, 48, 64, 96, 128, 192]
+    Ms = [32, 64, TAILS_M] if quick else [32, 48, 64, 96, TAILS_M, 192]
     n_red = 2_000 if quick else 200_000
     n_full = 1_000 if quick else 10_000        # whole chunks of 1 000
     fams = ("sphere", "gaussian", "rademacher", "onehot", "sparse")
@@ -161,10 +157,9 @@ def tails(*, quick: bool, seed: int):
     data = {"eps": EPS, "T": T, "M": Ms, "adversary": "constant", "curves": {}}
     with make_executor("threads") as ex:
         for fam in fams:
-            reduced = fam in ("sphere", "gaussian")
-            ests = [_measure(["failed"], ex, seed, n_red if reduced else n_full,
-                             simulator="reduced" if reduced else "full", M=M, T=T, columns=fam)[0]
-                    for M in Ms]
+            exps = [tails_experiment(fam, M) for M in Ms]
+            ests = [_measure(["failed"], ex, seed, n_red if e.params["simulator"] == "reduced" else n_full, e)[0]
+                    for e in exps]
             _tails_curve(ax, data, fam, Ms, ests)
     lo = min(e["ci"][0] if e["events"] else e["ci"][1] for c in data["curves"].values() for e in c)
     ax.set(xscale="log", yscale="log", xlabel="sketch dimension M",

@@ -1,14 +1,15 @@
 """Figures of the exact worst case of the sequential JL lemma (``docs/theory/seqproj.md#worst-case``).
 
 * ``seqproj_worst_case_ratio`` — ``M_theorem / M*_worst`` for the stored (ε, T) entries.
-* ``seqproj_worst_case_gap`` — at M ∈ {32, 64, 128} (sphere, ε = 0.5, T = 300): the
+* ``seqproj_worst_case_gap`` — at M ∈ {32, 64, 128} (sphere, the setting ε = 0.5, T = 300): the
   hand-written adversaries' failure rates (95 % Clopper–Pearson), the DP optimum
   ``p*`` with its grid-error bar, and its policy replayed in the full simulator.
 * ``seqproj_worst_case_policy`` — the optimal policy: the ``x`` played at each
   (step t, ratio u) on the diagonal ``V_{t−1} = x_0² + c_x(t−1)``.
 
 The first two read ``seqproj/worst_case_results.json`` (stored DP runs with
-their seeds); the policy map runs the DP (quick: a coarser grid, T = 100).
+their seeds); the policy map runs the DP (quick: a coarser grid, T = 100).  The setting
+(ε, δ, T) is the package's (:mod:`seqproj.experiments`).
 """
 from __future__ import annotations
 
@@ -16,14 +17,19 @@ import numpy as np
 from matplotlib.colors import LogNorm
 
 from seqproj.claims.worst_case import results
+from seqproj.experiments import DELTA, EPS, T as T_SETTING
 from seqproj.worst_case import worst_case_value
 
-from .style import delta_line, figure, new_figure, panel_letters
+from .registry import figure
+from .style import delta_line, new_figure, panel_letters
+
+#: The dimension of the policy map (the middle dimension of the replay study).
+POLICY_M = 64
 
 
 @figure("seqproj_worst_case_ratio",
         caption="Slack of the reconstructed theorem against the exact optimum: M_theorem / M*_worst "
-                "(smallest M with p* ≤ δ = 0.05 under the optimal predictable adversary, sphere "
+                f"(smallest M with p* ≤ δ = {DELTA} under the optimal predictable adversary, sphere "
                 "columns; coarse-grid bisection, so M*_worst is an upper estimate and the ratio a "
                 "lower bound), per (ε, T) computed, beside the constant design by the same DP.",
         claims=("seqproj.worst_case.M_star.*",), width="page")
@@ -58,7 +64,7 @@ def ratio(*, quick, seed):
 @figure("seqproj_worst_case_gap",
         caption="Failure rate of every hand-written adversary (95 % CP) against the DP optimum p* "
                 "(grid-error bar) and its policy replayed in the full simulator (20 000 trials), "
-                "sphere columns, ε = 0.5, T = 300.",
+                f"sphere columns, ε = {EPS}, T = {T_SETTING}.",
         claims=("seqproj.worst_case.gap.*",), width="page")
 def gap(*, quick, seed):
     rep = results()["replay"]
@@ -80,7 +86,7 @@ def gap(*, quick, seed):
         ax.set_title(f"M = {M}")
         top = max([r["p"] + r["err"], r["replay"][2]] + [v[2] for v in r["hand"].values()])
         ax.set_ylim(0, 1.25 * top)
-        delta_line(ax, 0.05)
+        delta_line(ax, DELTA)
         data[M] = r
     panel_letters(np.atleast_1d(axes))
     np.atleast_1d(axes)[0].set_ylabel("P(band left by T)")
@@ -89,14 +95,14 @@ def gap(*, quick, seed):
 
 
 @figure("seqproj_worst_case_policy",
-        caption="The optimal predictable adversary (DP policy, sphere columns, M = 64, ε = 0.5): "
+        caption=f"The optimal predictable adversary (DP policy, sphere columns, M = {POLICY_M}, ε = {EPS}): "
                 "x played at step t from ratio u on the diagonal V = x_0² + c_x(t−1); near the "
                 "band edges it plays steps proportional to the distance to the edge (b); white in (a): "
                 "the pause x = 0, chosen only where every action's value is ≈ 0.",
         claims=("seqproj.worst_case.*",), width="page")
 def policy(*, quick, seed):
-    T = 100 if quick else 300
-    r = worst_case_value(64, 0.5, T, n_u=31 if quick else 51, n_v=5, policy=True)
+    T = 100 if quick else T_SETTING
+    r = worst_case_value(POLICY_M, EPS, T, n_u=31 if quick else 51, n_v=5, policy=True)
     xs = r.xgrid[r.policy[:, :, -1]]            # (T, n_u) on the diagonal ρ = 1
     xs = np.where(xs > 0, xs, np.nan)
     fig, axes = new_figure(2, width="page")

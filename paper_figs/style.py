@@ -1,16 +1,9 @@
-"""One style for every paper figure, the figure registry, and the byte-stable save helper.
+"""One style for every paper figure, and the byte-stable save helper.
 
-* :func:`figure` registers a figure-building function under a name, with its
-  caption, the claims it supports and its print width::
-
-      @figure("seqproj_failure_vs_M", caption="...", claims=("seqproj.time_uniform.*",),
-              width="column")
-      def failure_vs_M(*, quick: bool, seed: int) -> tuple[Figure, dict]: ...
-
-  The registered builder runs the function *inside* the style context (so
-  legends, titles and texts created after ``new_figure`` get the style too),
-  marks quick builds with a watermark, and adds ``caption``, ``claims`` and
-  ``width`` to the returned data.  :func:`figure_info` lists them.
+* :func:`drawing` is the context a registered figure is drawn in (the style,
+  and the figure's print width for :func:`new_figure`); the registry
+  (:mod:`paper_figs.registry`) enters it and marks quick builds with
+  :func:`watermark`.
 * Figures are drawn at print size — :data:`WIDTHS` (a 3.3 in column, a 6.75 in
   page) — with text ≥ 7 pt; they are saved without rescaling.
 * Colours are the Okabe–Ito colour-blind-safe palette (Okabe & Ito 2008,
@@ -26,12 +19,10 @@
 """
 from __future__ import annotations
 
-import functools
 import json
 import os
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable
 
 import matplotlib
 
@@ -40,10 +31,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker as mticker  # noqa: E402
 from cycler import cycler  # noqa: E402
 
-from proofs_check.engine.claims import to_jsonable  # noqa: E402
+from proofs_check.engine import to_jsonable  # noqa: E402
 
-__all__ = ["STYLE", "WIDTHS", "PALETTE", "MARKERS", "LINESTYLES", "MIN_FONT_PT", "style", "figure", "FIGURES",
-           "figure_info", "save_figure", "new_figure", "ref_line", "delta_line", "theorem_M_line",
+__all__ = ["STYLE", "WIDTHS", "PALETTE", "MARKERS", "LINESTYLES", "MIN_FONT_PT", "style", "drawing",
+           "check_width", "watermark", "save_figure", "new_figure", "ref_line", "delta_line", "theorem_M_line",
            "grid_ticks", "panel_letters", "WATERMARK_GID", "REFERENCE_GID"]
 
 #: Print widths in inches: one column of a two-column paper, and the full page.
@@ -114,10 +105,6 @@ STYLE = {
     "path.simplify": False,
 }
 
-#: Registered figures: name -> builder ``fn(*, quick, seed) -> (fig, data)``.
-FIGURES: dict[str, Callable] = {}
-#: name -> {"caption", "claims", "width"}.
-_INFO: dict[str, dict] = {}
 #: The width of the figure being built (set by the registered builder, read by :func:`new_figure`).
 _CURRENT: dict = {"width": None}
 
@@ -129,65 +116,25 @@ def style():
         yield
 
 
-def _check_width(width, name):
+def check_width(width, name):
+    """``ValueError`` unless ``width`` is a key of :data:`WIDTHS` (``name`` says whose width)."""
     if width not in WIDTHS:
         raise ValueError(f"figure {name!r}: width must be one of {sorted(WIDTHS)}, got {width!r}")
 
 
-def figure(name: str, *, caption: str | None = None, claims: tuple[str, ...] = (), width: str = "column"):
-    """Decorator registering a figure builder under ``name`` (unique).
-
-    ``caption`` is the figure's caption (it should name the claims it supports);
-    ``claims`` the claim ids or glob patterns the figure supports; ``width`` is
-    ``"column"`` (3.3 in) or ``"page"`` (6.75 in).  The builder runs inside
-    :func:`style`; quick builds get a watermark; the data returned gains
-    ``caption``, ``claims`` and ``width``.
-    """
-    if not isinstance(name, str) or not name:
-        raise TypeError(f"figure name must be a non-empty string, got {name!r}")
-    if caption is not None and not isinstance(caption, str):
-        raise TypeError(f"figure {name!r}: caption must be a string, got {type(caption).__name__}")
-    if isinstance(claims, str) or not all(isinstance(c, str) for c in claims):
-        raise TypeError(f"figure {name!r}: claims must be a tuple of claim ids, got {claims!r}")
-    _check_width(width, name)
-
-    def deco(fn):
-        old = FIGURES.get(name)
-        if old is not None and getattr(old, "__wrapped__", None) is not fn and \
-                (getattr(old, "__module__", None), getattr(old, "__qualname__", None)) != \
-                (fn.__module__, fn.__qualname__):
-            raise ValueError(f"duplicate figure name {name!r}")
-
-        @functools.wraps(fn)
-        def builder(*, quick: bool, seed: int):
-            prev = _CURRENT["width"]
-            _CURRENT["width"] = width
-            try:
-                with style():
-                    fig, data = fn(quick=quick, seed=seed)
-                    if quick:
-                        _watermark(fig)
-            finally:
-                _CURRENT["width"] = prev
-            data = dict(data)
-            data.update({"caption": caption or "", "claims": list(claims), "width": width})
-            return fig, data
-
-        builder.figure_name = name
-        fn.figure_name = name
-        FIGURES[name] = builder
-        _INFO[name] = {"caption": caption or "", "claims": tuple(claims), "width": width}
-        return fn
-    return deco
+@contextmanager
+def drawing(width: str):
+    """Context for drawing one figure: :func:`style`, and ``width`` as :func:`new_figure`'s default."""
+    prev = _CURRENT["width"]
+    _CURRENT["width"] = width
+    try:
+        with style():
+            yield
+    finally:
+        _CURRENT["width"] = prev
 
 
-def figure_info(pattern: str | None = None) -> dict[str, dict]:
-    """``name -> {"caption", "claims", "width"}`` of every registered figure (loads the modules)."""
-    from . import figures
-    return {n: dict(_INFO[n]) for n in figures(pattern)}
-
-
-def _watermark(fig):
+def watermark(fig):
     """Mark a quick build: a faint diagonal "QUICK BUILD" across the canvas."""
     w, h = fig.get_size_inches()
     fig.text(0.5, 0.5, "QUICK BUILD (small budget)", transform=fig.transFigure, ha="center", va="center",
@@ -203,7 +150,7 @@ def new_figure(ncols: int = 1, nrows: int = 1, *, width: str | None = None, heig
     to ``ROW_HEIGHT[width]`` per row.
     """
     width = width or _CURRENT["width"] or ("column" if ncols == 1 else "page")
-    _check_width(width, "new_figure")
+    check_width(width, "new_figure")
     if "figsize" in kw:
         raise TypeError("new_figure: pass width='column'|'page' and height=, not figsize")
     h = height if height is not None else ROW_HEIGHT[width] * (1 if nrows == 1 else 0.85 * nrows)

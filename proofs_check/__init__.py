@@ -12,16 +12,17 @@ The engine is imported on first use, so ``import proofs_check`` is cheap.
 from __future__ import annotations
 
 from ._version import __version__
+from .kind_names import kind_names
 
-#: Declaring your own claims (:mod:`proofs_check.declare`), imported on first use.
-_DECLARE = ("probability", "inequality", "identity", "comparison", "scaling", "reproduce", "load_claims",
-            "Box", "Simplex", "Domain", "ClaimDeclarationError")
+#: Declaring your own claims (:mod:`proofs_check.declare`), imported on first use: one
+#: constructor per claim kind (named after it), the domains, and the helpers.
+DECLARE_NAMES = (*kind_names(), "reproduce", "load_claims", "Box", "Simplex", "Domain", "ClaimDeclarationError")
 
-__all__ = ["verify", "claims", "__version__", *_DECLARE]
+__all__ = ["verify", "claims", "__version__", *DECLARE_NAMES]
 
 
 def __getattr__(name: str):
-    if name in _DECLARE:
+    if name in DECLARE_NAMES:
         from . import declare
 
         value = getattr(declare, name)

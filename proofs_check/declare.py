@@ -1,6 +1,6 @@
 """Declare your own claims: the user writes mathematics, not engine plumbing.
 
-Five constructors, one per claim kind (``verification.md`` §1), each returning
+Five constructors, one per claim kind (``docs/theory/engine.md#kinds``), each returning
 a registered :class:`~proofs_check.engine.Claim` that ``theorycheck verify``,
 ``report``, the pytest plugin and :func:`proofs_check.verify` accept::
 
@@ -35,7 +35,7 @@ Picklability is checked when a ``processes`` or ``dask`` executor is chosen
 ``threads`` only.
 
 :func:`reproduce` re-evaluates an inequality claim at a point (the
-counterexample's ``reproduce`` line); see ``docs/notes/user_claims.md``.
+counterexample's ``reproduce`` line); see ``docs/history/user_claims.md``.
 """
 from __future__ import annotations
 

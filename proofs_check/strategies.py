@@ -1,12 +1,12 @@
 """Hypothesis strategies for property-testing the toolkit's (and your) inequalities.
 
-Strategies return NumPy arrays in the spec's interchange layout:
+Strategies return NumPy arrays in the project's interchange layout (``docs/theory/mismatch.md#enumeration``):
 
 * :func:`probability_vectors` — points of the simplex (optionally bounded away
   from 0, or with exact zeros);
 * :func:`logits` — finite logit vectors, including extreme ones (|z| up to 1e4);
 * :func:`tabular_policies` — a list of ``T`` logit tables, depth ``t`` of shape
-  ``(V**t, V)`` (spec README layout);
+  ``(V**t, V)`` (that layout);
 * :func:`policy_pairs` — ``(mu, pi)`` tabular policies, ``pi`` a perturbation
   of ``mu`` of a drawn size (from nearly equal to far apart);
 * :func:`probability_pairs` — ``(p, q)`` on the same simplex.

@@ -42,7 +42,7 @@ import numpy as np
 from numba import njit
 from scipy import special
 
-from proofs_check.engine.validate import check_choice, check_int, check_real, shown
+from proofs_check.engine import check_choice, check_int, check_real, shown
 
 __all__ = ["ADVERSARIES", "PREDICTABLE", "Adversary", "adversary", "require_predictable",
            "choose_x", "choose_x_np", "exit_margins"]

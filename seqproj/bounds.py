@@ -32,7 +32,7 @@ import mpmath
 import numpy as np
 from scipy import optimize, special
 
-from proofs_check.engine.validate import check_bool, check_finite_array, shown
+from proofs_check.engine import check_bool, check_finite_array, shown
 
 __all__ = [
     "sequential_jl_min_dim",

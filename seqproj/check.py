@@ -13,6 +13,12 @@ statistics, each trial stops at its first exit; same random stream as the path-s
 simulators, so the counts equal theirs bit for bit), under the engine's seeding, on all
 cores by default (the engine's ``"auto"`` executor; results identical on every executor).
 
+Validate once: the arguments are checked at the entry; the frozen
+:class:`~seqproj.protocol.SimSetup` of a configuration
+(:func:`seqproj.events.simulation_setup`) is built once and bound with
+:func:`functools.partial` to the first-exit run function (:data:`EXIT_TIMES`), so no chunk
+re-validates or rebuilds it.
+
 Theory: ``docs/theory/seqproj.md#coverage``, ``#efficiency``.
 """
 from __future__ import annotations
@@ -22,28 +28,21 @@ import math
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from scipy import stats as sstats
 
-from proofs_check.engine import ProbabilityClaim, Source
-from proofs_check.engine.experiment import Experiment, measure
-from proofs_check.engine.verify import verify_claim
-from proofs_check.engine.validate import check_choice, check_int, check_open_unit, check_real, shown
-from proofs_check.engine.verify import check_alpha, check_budget, check_seed
+from proofs_check.engine import (Experiment, ProbabilityClaim, Source, check_alpha, check_budget, check_int,
+                                 check_open_unit, check_real, check_seed, clopper_pearson, measure,
+                                 verify_claim)
 
-from .adversaries import ADVERSARIES, adversary as make_adversary, require_predictable
+from .adversaries import adversary as make_adversary, require_predictable
 from .bounds import sequential_jl_min_dim
-from .columns import FAMILIES
-from .events import choose_simulator
+from .events import check_columns_name, choose_simulator, simulation_setup
+from .experiments import CHUNK
 from .limits import CHUNK_MAX, M_MAX, N_MAX, T_MAX
-from .protocol import make_setup
-from .reduced import check_reduced_supported, exit_times_reduced
-from .simulate import exit_times_full
+from .reduced import exit_times_reduced, exit_times_reduced_setup
+from .simulate import exit_times_full, exit_times_full_setup
 
 __all__ = ["check_coverage", "empirical_min_dim", "MinDimResult", "failure_flags", "count_failures",
-           "failure_experiment"]
-
-#: trials per chunk of the simulators (exact reduced: O(T) per trial; full: O(T·M))
-CHUNK = {"reduced": 1000, "full": 100}
+           "failure_experiment", "EXIT_TIMES", "setup_failure_flags", "setup_failure_count"]
 
 
 def failure_flags(rng, n, *, simulator, M, eps, T, columns="sphere", adversary="constant", x0=1.0,
@@ -61,23 +60,58 @@ def failure_flags(rng, n, *, simulator, M, eps, T, columns="sphere", adversary="
 
 
 def count_failures(rng, n, **kw) -> int:
-    """The number of failures among ``n`` trials of :func:`failure_flags` (same keywords): the
-    trial function of :func:`check_coverage`."""
+    """The number of failures among ``n`` trials of :func:`failure_flags` (same keywords)."""
     return int(np.count_nonzero(failure_flags(rng, n, **kw)["failed"]))
+
+
+#: The first-exit run function of each simulator on a validated
+#: :class:`~seqproj.protocol.SimSetup`: ``f(rng, n, *, setup) -> exit times`` (``T + 1``: none).
+EXIT_TIMES = {"reduced": exit_times_reduced_setup, "full": exit_times_full_setup}
+
+
+def setup_failure_flags(rng, n, *, exit_times, setup) -> dict:
+    """``{"failed": bool array (n,)}`` from ``exit_times(rng, n, setup=setup)`` (a run function of
+    :data:`EXIT_TIMES` on a validated ``setup``): the chunk function of :func:`failure_experiment`."""
+    return {"failed": exit_times(rng, n, setup=setup) <= setup.T}
+
+
+def setup_failure_count(rng, n, *, exit_times, setup) -> int:
+    """The number of failures among ``n`` trials of :func:`setup_failure_flags` (same keywords):
+    the trial function of :func:`check_coverage`."""
+    return int(np.count_nonzero(exit_times(rng, n, setup=setup) <= setup.T))
 
 
 def failure_experiment(*, simulator, M, eps, T, columns="sphere", adversary="constant", chunk_size,
                        **kw) -> Experiment:
-    """The engine experiment of :func:`failure_flags` (statistic ``"failed"``) for one
-    configuration; ``adversary`` is a name, ``kw`` are ``x0``/``cx``.  The failure flags equal
-    those of :func:`seqproj.events.path_experiment` with the same arguments trial for trial."""
+    """The engine experiment of the failure flags (statistic ``"failed"``) for one
+    configuration; ``adversary`` is a name, ``kw`` are ``x0``/``cx``.  The configuration is
+    validated once, here (:func:`seqproj.events.simulation_setup`); the chunk function is
+    :func:`setup_failure_flags` bound to that setup.  The failure flags equal those of
+    :func:`seqproj.events.path_experiment` with the same arguments trial for trial."""
+    if simulator not in EXIT_TIMES:
+        raise ValueError(f"simulator must be one of {sorted(EXIT_TIMES)}, got {simulator!r}")
+    chunk_size = check_int("chunk_size", chunk_size, lo=1, hi=CHUNK_MAX)
+    setup = simulation_setup(simulator, M, eps, T, columns=columns, adversary=adversary, **kw)
     extra = "".join(f".{k}{float(v):g}" for k, v in sorted(kw.items()))
-    eid = (f"seqproj.failures.{simulator}.{columns}.{adversary}.M{int(M)}.T{int(T)}.eps{float(eps):g}"
-           f"{extra}.chunk{int(chunk_size)}")
-    params = {"simulator": simulator, "M": int(M), "eps": float(eps), "T": int(T), "columns": columns,
+    eid = (f"seqproj.failures.{simulator}.{columns}.{adversary}.M{setup.M}.T{setup.T}.eps{setup.eps:g}"
+           f"{extra}.chunk{chunk_size}")
+    params = {"simulator": simulator, "M": setup.M, "eps": setup.eps, "T": setup.T, "columns": columns,
               "adversary": adversary, **kw}
-    return Experiment(id=eid, fn=functools.partial(failure_flags, **params), chunk_size=int(chunk_size),
-                      params=params)
+    fn = functools.partial(setup_failure_flags, exit_times=EXIT_TIMES[simulator], setup=setup)
+    return Experiment(id=eid, fn=fn, chunk_size=chunk_size, params=params)
+
+
+def _predictable_run(columns, adversary, simulator, who):
+    """``(adversary, simulator)`` of a one-call check: ``columns`` a family name, ``adversary``
+    predictable (an :class:`~seqproj.adversaries.Adversary`), the simulator that
+    :func:`~seqproj.events.choose_simulator` picks — never the look-ahead control."""
+    check_columns_name(columns)
+    adv = require_predictable(adversary)
+    sim = choose_simulator(columns, adv, simulator)
+    if sim == "lookahead":
+        raise ValueError(f"simulator='lookahead' runs the non-predictable negative control; "
+                         f"{who} needs a predictable adversary")
+    return adv, sim
 
 
 def check_coverage(M, eps, delta, T, *, columns="sphere", adversary="constant", budget=None, seed=0,
@@ -102,36 +136,19 @@ def check_coverage(M, eps, delta, T, *, columns="sphere", adversary="constant", 
     or 2 000 (full).  ``executor=None`` runs the chunks on all cores (the engine's ``"auto"``);
     the result is bitwise the same on every executor and worker count.
     """
-    M = check_int("M", M, lo=1, hi=M_MAX)
-    eps = check_open_unit("eps", eps)
+    adv, sim = _predictable_run(columns, adversary, simulator, "check_coverage")
+    # everything a worker would check, checked here, once: the setup (M, eps, T, x0, cx and what
+    # the simulator can serve), delta, budget, seed, alpha, chunk size
+    setup = simulation_setup(sim, M, eps, T, columns=columns, adversary=adv, x0=x0, cx=cx)
+    M, eps, T, x0, cx = setup.M, setup.eps, setup.T, setup.x0, setup.cx
     delta = check_open_unit("delta", delta)
-    T = check_int("T", T, lo=1, hi=T_MAX)
-    if not isinstance(columns, str):
-        raise TypeError(f"columns must be a column family name {list(FAMILIES)}, got {shown(columns)}")
-    check_choice("columns", columns, FAMILIES)
-    if isinstance(adversary, str):
-        check_choice("adversary", adversary, ADVERSARIES)
-    adv = require_predictable(adversary)
-    sim = choose_simulator(columns, adv, simulator)
-    # everything a worker would check, checked here: sizes, x0, cx, budget, seed, alpha
     if budget is not None:
         check_budget(budget)
     check_seed(seed)
     check_alpha(alpha)
     if chunk_size is not None:
         chunk_size = check_int("chunk_size", chunk_size, lo=1, hi=CHUNK_MAX)
-    x0 = check_real("x0", x0)
-    cx = check_real("cx", cx)
-    if sim == "reduced":
-        check_int("M", M, lo=3)
-    make_setup(M, eps, T, columns=columns, adversary=adv, x0=x0, cx=cx)
-    if sim == "lookahead":
-        raise ValueError("simulator='lookahead' runs the non-predictable negative control; "
-                         "check_coverage needs a predictable adversary")
-    if sim == "reduced":
-        check_reduced_supported(columns, adv)
-    fn = functools.partial(count_failures, simulator=sim, M=M, eps=eps, T=T, columns=columns,
-                           adversary=adv, x0=x0, cx=cx)
+    fn = functools.partial(setup_failure_count, exit_times=EXIT_TIMES[sim], setup=setup)
     reduced = sim == "reduced"
     chunk = CHUNK[sim] if chunk_size is None else chunk_size
     claim = ProbabilityClaim(
@@ -196,12 +213,6 @@ class MinDimResult:
         return d
 
 
-def _cp(k, n, alpha):
-    lo = 0.0 if k == 0 else float(sstats.beta.ppf(alpha / 2, k, n - k + 1))
-    hi = 1.0 if k == n else float(sstats.beta.ppf(1 - alpha / 2, k + 1, n - k))
-    return lo, hi
-
-
 def empirical_min_dim(eps, delta, T, *, columns="sphere", adversary="constant", trials=20_000,
                       seed=0, alpha=0.01, simulator="auto", M_max=None, x0=1.0, cx=1.0,
                       max_evals=24, executor=None) -> MinDimResult:
@@ -234,17 +245,9 @@ def empirical_min_dim(eps, delta, T, *, columns="sphere", adversary="constant", 
     check_seed(seed)
     x0 = check_real("x0", x0, lo=-1e50, hi=1e50)
     cx = check_real("cx", cx, lo=1e-100, hi=1e100)
-    if not isinstance(columns, str):
-        raise TypeError(f"columns must be a column family name {list(FAMILIES)}, got {shown(columns)}")
-    check_choice("columns", columns, FAMILIES)
-    if isinstance(adversary, str):
-        check_choice("adversary", adversary, ADVERSARIES)
-    adv = require_predictable(adversary)
+    adv, sim = _predictable_run(columns, adversary, simulator, "empirical_min_dim")
     if adv != make_adversary(adv.name):
         raise ValueError(f"empirical_min_dim takes an adversary name (default parameters), got {adv}")
-    sim = choose_simulator(columns, adv, simulator)
-    if sim == "lookahead":
-        raise ValueError("empirical_min_dim needs a predictable adversary")
     M_th = int(sequential_jl_min_dim(eps, delta, T, cx=cx, x0=x0))
     if M_max is None and M_th > M_MAX:
         raise ValueError(f"the theorem's dimension {M_th} for eps={eps:g}, T={T} exceeds the largest "
@@ -297,7 +300,7 @@ def empirical_min_dim(eps, delta, T, *, columns="sphere", adversary="constant", 
         M_star = 0.5 * (lo + hi)
 
     def ci(M):
-        return _cp(*evals[M], level)
+        return clopper_pearson(*evals[M], level)
 
     # refine the bracket: step outwards from M* until the exact intervals exclude δ
     step = max(1, int(round(0.04 * M_star)))

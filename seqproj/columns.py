@@ -38,7 +38,7 @@ import numpy as np
 from numba import njit
 from scipy import optimize
 
-from proofs_check.engine.validate import (as_generator, check_choice, check_finite_array,
+from proofs_check.engine import (as_generator, check_choice, check_finite_array,
                                           check_instance, check_int, check_real, shown)
 
 from .limits import M_MAX, MEM_MAX, N_MAX

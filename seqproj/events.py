@@ -1,14 +1,17 @@
 r"""What a chunk of trials returns: per-trial events of the simulators, as engine experiments.
 
-* :func:`path_events` — ``fn(rng, n)`` of an engine experiment: ``n`` runs of
-  one simulator and, per trial, the four events of :data:`EVENTS`
-  (time-uniform failure, out of band at ``T``, mixture boundary crossed,
-  any-time band left).  :func:`path_experiment` wraps it in an
-  :class:`~proofs_check.engine.experiment.Experiment`, so the claims of
+* :func:`path_events` — ``n`` runs of one simulator and, per trial, the four
+  events of :data:`EVENTS` (time-uniform failure, out of band at ``T``,
+  mixture boundary crossed, any-time band left).
+* :func:`path_experiment` — the same as an
+  :class:`~proofs_check.engine.Experiment`, so the claims of
   :mod:`seqproj.claims` (``experiment=..., reduce=count_true``) and the
-  figures that show the same simulation read the same stored chunks.
-* :func:`count_events` — the same run reduced to one count (the trial
-  function of :func:`seqproj.check.check_coverage`).
+  figures that show the same simulation read the same stored chunks.  It
+  validates its configuration once (:func:`simulation_setup`: the frozen
+  :class:`~seqproj.protocol.SimSetup`) and binds the setup with
+  :func:`functools.partial` to the simulator's run function
+  (:data:`SETUP_SIMULATORS`) through :func:`setup_events`; no chunk rebuilds it.
+* :func:`count_events` — the same run reduced to one count.
 * :func:`tail_difference`, :func:`inner_product_events` — the trial functions
   of the tails comparison and of the inner-product corollary.
 
@@ -21,24 +24,27 @@ import functools
 
 import numpy as np
 
-from proofs_check.engine.experiment import Experiment
-from proofs_check.engine.validate import check_choice, check_int, check_real, shown
+from proofs_check.engine import Experiment, check_bool, check_choice, check_int, shown
 
 from .adversaries import ADVERSARIES, Adversary, adversary as make_adversary
 from .columns import FAMILIES, ColumnFamily
-from .protocol import CHUNK_MAX, M_MAX, T_MAX, make_setup
+from .protocol import CHUNK_MAX, SimSetup, make_setup
 from .inner_product import simulate_inner_product
-from .lookahead import simulate_lookahead
-from .reduced import check_reduced_supported, simulate_reduced
-from .simulate import simulate_full
+from .lookahead import lookahead_setup, simulate_lookahead, simulate_lookahead_setup
+from .reduced import check_reduced_supported, reduced_setup, simulate_reduced, simulate_reduced_setup
+from .simulate import simulate_full, simulate_full_setup
 
-__all__ = ["EVENTS", "SIMULATORS", "choose_simulator", "simulate_paths", "path_events",
-           "path_experiment", "count_true", "count_events", "tail_difference",
-           "inner_product_events"]
+__all__ = ["EVENTS", "SIMULATORS", "SETUP_SIMULATORS", "choose_simulator", "check_columns_name",
+           "simulation_setup", "simulate_paths", "path_events", "setup_events", "path_experiment",
+           "count_true", "count_events", "tail_difference", "inner_product_events"]
 
 #: Events a probability claim may count (attributes of :class:`~seqproj.protocol.PathStats`).
 EVENTS = ("failed", "out_at_T", "mix_cross", "anytime_exit")
 SIMULATORS = ("auto", "full", "reduced", "lookahead")
+#: Each simulator's run function on a validated :class:`~seqproj.protocol.SimSetup`:
+#: ``f(rng, n, *, setup, **options) -> PathStats`` (options: ``backend``; ``exact`` for ``"full"``).
+SETUP_SIMULATORS = {"full": simulate_full_setup, "reduced": simulate_reduced_setup,
+                    "lookahead": simulate_lookahead_setup}
 
 
 def choose_simulator(columns: str, adversary, simulator: str = "auto") -> str:
@@ -65,6 +71,45 @@ def choose_simulator(columns: str, adversary, simulator: str = "auto") -> str:
         return "full"
 
 
+def check_columns_name(columns) -> str:
+    """``columns`` as a column family *name* (experiment ids and ad-hoc claims name their columns)."""
+    if not isinstance(columns, str):
+        raise TypeError(f"columns must be a column family name {list(FAMILIES)}, got {shown(columns)}")
+    check_choice("columns", columns, FAMILIES)
+    return columns
+
+
+def simulation_setup(simulator, M, eps, T, *, columns="sphere", adversary="constant", **kw) -> SimSetup:
+    """The validated, frozen :class:`~seqproj.protocol.SimSetup` of ``simulator`` ∈ ``{"full",
+    "reduced", "lookahead"}`` for one configuration: every check a chunk would make, made once,
+    the simulator's own included (reduced: rotation-invariant columns, an adversary on
+    ``(‖S‖², V)``, ``M ≥ 3``; look-ahead: ``T > M``, and ``adversary`` is ignored).  ``kw`` go to
+    :func:`seqproj.protocol.make_setup`."""
+    if not isinstance(simulator, str):
+        raise TypeError(f"simulator must be one of {list(SETUP_SIMULATORS)}, got {shown(simulator)}")
+    check_choice("simulator", simulator, tuple(SETUP_SIMULATORS))
+    if simulator == "reduced":
+        return reduced_setup(M, eps, T, columns=columns, adversary=adversary, **kw)
+    if simulator == "lookahead":
+        return lookahead_setup(M, eps, T, columns=columns, **kw)
+    return make_setup(M, eps, T, columns=columns, adversary=adversary, **kw)
+
+
+def _run_options(simulator, options) -> dict:
+    """The run options of :data:`SETUP_SIMULATORS` (``backend``; ``exact`` for ``"full"``), checked."""
+    allowed = {"full": ("backend", "exact"), "reduced": ("backend",), "lookahead": ()}[simulator]
+    for k in options:
+        if k not in allowed:
+            raise TypeError(f"the {simulator} simulator takes no option {k!r} (its options: {list(allowed)})")
+    if "backend" in options:
+        if not isinstance(options["backend"], str):
+            raise TypeError(f"backend must be 'numba' or 'numpy', got {shown(options['backend'])}")
+        check_choice("backend", options["backend"], ("numba", "numpy"))
+    if "exact" in options:
+        check_bool("exact", options["exact"])
+    return dict(options)
+
+
 def simulate_paths(rng, n, *, simulator="reduced", M, eps, T, columns="sphere", adversary="constant",
                    adversary_kw=None, **kw):
     """:class:`~seqproj.protocol.PathStats` of ``n`` runs of ``simulator`` ∈ ``{"full",
@@ -83,6 +128,14 @@ def path_events(rng, n, **kw) -> dict:
     """Per-trial events of :func:`simulate_paths` (same keywords): ``{event: bool array (n,)}``
     for every event of :data:`EVENTS`."""
     ps = simulate_paths(rng, n, **kw)
+    return {e: np.asarray(getattr(ps, e), dtype=bool) for e in EVENTS}
+
+
+def setup_events(rng, n, *, simulate, setup, **options) -> dict:
+    """Per-trial events of ``simulate(rng, n, setup=setup, **options)`` — a run function of
+    :data:`SETUP_SIMULATORS` on a validated ``setup``: ``{event: bool array (n,)}`` for every
+    event of :data:`EVENTS` (the chunk function of :func:`path_experiment`)."""
+    ps = simulate(rng, n, setup=setup, **options)
     return {e: np.asarray(getattr(ps, e), dtype=bool) for e in EVENTS}
 
 
@@ -111,40 +164,33 @@ def path_experiment(*, simulator, M, eps, T, columns="sphere", adversary="consta
     Its id names the configuration (``seqproj.paths.<simulator>.<columns>.<adversary>.M…``);
     a claim and a figure that build it with the same arguments get the same
     fingerprint and so share its chunks.  ``adversary`` is a name (the
-    adversary's default parameters); ``kw`` go to the simulator.
+    adversary's default parameters); ``kw`` go to :func:`simulation_setup`
+    (``x0``, ``cx``, ``s``, ``grid``, ``mix_alpha``, …) or are run options
+    (``backend``; ``exact`` for ``"full"``).  Everything is checked here, once:
+    the chunk function is :func:`setup_events` bound to the validated setup.
     """
     if isinstance(adversary, Adversary):
         raise TypeError("path_experiment takes an adversary name (its id names the adversary)")
     if not isinstance(simulator, str):
         raise TypeError(f"simulator must be one of {list(SIMULATORS[1:])}, got {shown(simulator)}")
     check_choice("simulator", simulator, SIMULATORS[1:])
-    if not isinstance(columns, str):
-        raise TypeError(f"columns must be a column family name {list(FAMILIES)}, got {shown(columns)}")
-    check_choice("columns", columns, FAMILIES)
+    check_columns_name(columns)
     if not isinstance(adversary, str):
         raise TypeError(f"adversary must be an adversary name {list(ADVERSARIES)}, got {shown(adversary)}")
     check_choice("adversary", adversary, ADVERSARIES)
-    M = check_int("M", M, lo=1, hi=M_MAX)
-    eps = check_real("eps", eps, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
-    T = check_int("T", T, lo=1, hi=T_MAX)
     chunk_size = check_int("chunk_size", chunk_size, lo=1, hi=CHUNK_MAX)
-    # every other keyword is checked now, not in a worker: build the setup once
-    setup_kw = {k: v for k, v in kw.items() if k not in ("backend", "exact")}
-    look = simulator == "lookahead"
-    make_setup(M, eps, T, columns=columns, adversary="lookahead" if look else adversary,
-               allow_lookahead=look, **setup_kw)
-    if simulator == "reduced":
-        check_reduced_supported(columns, adversary)
-        check_int("M", M, lo=3)
-    params = {"simulator": simulator, "M": int(M), "eps": float(eps), "T": int(T),
+    options = _run_options(simulator, {k: v for k, v in kw.items() if k in ("backend", "exact")})
+    setup = simulation_setup(simulator, M, eps, T, columns=columns, adversary=adversary,
+                             **{k: v for k, v in kw.items() if k not in options})
+    M, eps, T = setup.M, setup.eps, setup.T
+    params = {"simulator": simulator, "M": M, "eps": eps, "T": T,
               "columns": columns, **({} if simulator == "lookahead" else {"adversary": adversary}),
               **kw}
     extra = "".join(f".{k}{v:g}" if isinstance(v, float) else f".{k}{v}" for k, v in sorted(kw.items()))
     adv = "lookahead" if simulator == "lookahead" else adversary
-    eid = f"seqproj.paths.{simulator}.{columns}.{adv}.M{int(M)}.T{int(T)}.eps{float(eps):g}{extra}" \
-          f".chunk{int(chunk_size)}"
-    return Experiment(id=eid, fn=functools.partial(path_events, **params), chunk_size=int(chunk_size),
-                      params=params)
+    eid = f"seqproj.paths.{simulator}.{columns}.{adv}.M{M}.T{T}.eps{eps:g}{extra}.chunk{chunk_size}"
+    fn = functools.partial(setup_events, simulate=SETUP_SIMULATORS[simulator], setup=setup, **options)
+    return Experiment(id=eid, fn=fn, chunk_size=chunk_size, params=params)
 
 
 def tail_difference(rng, n, *, M, eps, T, family):

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from proofs_check.engine.validate import as_generator, check_int, check_real
+from proofs_check.engine import as_generator, check_int, check_real
 
 from .columns import column_family, columns_from_normals
 from .limits import M_MAX, N_MAX, T_MAX

@@ -14,13 +14,13 @@ import math
 import numpy as np
 from numba import njit
 
-from proofs_check.engine.validate import as_generator
+from proofs_check.engine import as_generator, shown
 
 from .bookkeeping import PathBook
 from .columns import columns_from_normals
-from .protocol import PathStats, check_memory, check_trials, empty_outputs, make_setup
+from .protocol import PathStats, SimSetup, check_memory, check_trials, empty_outputs, make_setup
 
-__all__ = ["simulate_lookahead", "null_vector"]
+__all__ = ["simulate_lookahead", "lookahead_setup", "simulate_lookahead_setup", "null_vector"]
 
 
 @njit(cache=True, nogil=True)
@@ -67,15 +67,32 @@ def simulate_lookahead(M, eps, T, n, rng, *, columns="sphere", x0=1.0, cx=1.0, g
     :func:`seqproj.simulate.simulate_full` (no adversary argument); needs ``T > M``.
     NumPy, O(n·T·M²).
     """
-    setup = make_setup(M, eps, T, columns=columns, adversary="lookahead", x0=x0, cx=cx, grid=grid,
-                       mix_alpha=mix_alpha, mix_rho=mix_rho, anytime_delta=anytime_delta,
-                       anytime_const=anytime_const, allow_lookahead=True)
+    setup = lookahead_setup(M, eps, T, columns=columns, x0=x0, cx=cx, grid=grid, mix_alpha=mix_alpha,
+                            mix_rho=mix_rho, anytime_delta=anytime_delta, anytime_const=anytime_const)
+    return simulate_lookahead_setup(rng, n, setup=setup)
+
+
+def lookahead_setup(M, eps, T, *, columns="sphere", **kw) -> SimSetup:
+    """The validated :class:`~seqproj.protocol.SimSetup` of the look-ahead control: every check of
+    :func:`seqproj.protocol.make_setup` (``kw``: ``x0``, ``cx``, ``grid``, ``mix_alpha``,
+    ``mix_rho``, ``anytime_delta``, ``anytime_const``), ``T > M``, and one trial's memory."""
+    setup = make_setup(M, eps, T, columns=columns, adversary="lookahead", allow_lookahead=True, **kw)
+    M, T = setup.M, setup.T
     if T <= M:
         raise ValueError(f"the look-ahead adversary needs T > M to find a null vector, got T={T}, M={M}")
     check_memory(f"one trial's columns and their orthogonalisation (T·M = {T * M})", 3 * T * M,
                  "T and M")
+    return setup
+
+
+def simulate_lookahead_setup(rng, n, *, setup: SimSetup) -> PathStats:
+    """:class:`~seqproj.protocol.PathStats` of ``n`` look-ahead trials on a validated ``setup``
+    (:func:`lookahead_setup`); see :func:`simulate_lookahead`."""
+    if not isinstance(setup, SimSetup) or setup.adversary.name != "lookahead":
+        raise TypeError(f"setup must be the SimSetup of seqproj.lookahead.lookahead_setup, got {shown(setup)}")
     n = check_trials(n, setup)
     rng = as_generator(rng)
+    M, T = setup.M, setup.T
     fam = setup.family
     out = empty_outputs(n, setup.grid.size)
     for i in range(n):

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from proofs_check.engine.validate import check_bool, check_int, check_real, shown
+from proofs_check.engine import check_bool, check_int, check_real, shown
 
 from .adversaries import Adversary, adversary as make_adversary, require_predictable
 from .columns import ColumnFamily, check_memory, column_family

@@ -22,6 +22,12 @@ Random stream: one 64-bit key per trial from the chunk's generator; at step
 kernel (:func:`seqproj.kernels.reduced_kernel`) draws them on the fly (O(1)
 work per step whatever M); the NumPy reference draws the same numbers
 vectorised and agrees bit for bit.
+
+Validate once: :func:`reduced_setup` checks a configuration and returns its frozen
+:class:`~seqproj.protocol.SimSetup`; :func:`simulate_reduced_setup` and
+:func:`exit_times_reduced_setup` run chunks of trials on it (``f(rng, n, *, setup)``, the
+engine's convention, so an experiment binds the setup with :func:`functools.partial`).
+:func:`simulate_reduced` and :func:`exit_times_reduced` are the two steps in one call.
 """
 from __future__ import annotations
 
@@ -29,7 +35,7 @@ import math
 
 import numpy as np
 
-from proofs_check.engine.validate import as_generator, check_choice, check_int, shown
+from proofs_check.engine import as_generator, check_choice, check_int, shown
 
 from .adversaries import ADVERSARIES, Adversary, adversary as make_adversary
 from .columns import FAMILIES, ColumnFamily
@@ -38,8 +44,8 @@ from .protocol import (M_MAX, PathStats, SimSetup, check_memory, check_trials, e
                        make_setup)
 from .rng import adversary_uniforms_np, chisq_np, draw_keys, normals_np
 
-__all__ = ["simulate_reduced", "exit_times_reduced", "reduced_block_size", "check_reduced_supported",
-           "chisq_constants"]
+__all__ = ["simulate_reduced", "exit_times_reduced", "reduced_setup", "simulate_reduced_setup",
+           "exit_times_reduced_setup", "reduced_block_size", "check_reduced_supported", "chisq_constants"]
 
 _BLOCK = 1 << 18
 
@@ -96,10 +102,10 @@ def simulate_reduced(M, eps, T, n, rng, *, columns="sphere", adversary="constant
     (``constant``, ``random``, ``stopping``, ``magnitude``, ``pushing``), ``M ≥ 3``.
     ``backend="numpy"`` runs the plain-NumPy reference.
     """
-    setup, n = _reduced_setup(M, eps, T, n, columns=columns, adversary=adversary, x0=x0, cx=cx,
-                              grid=grid, mix_alpha=mix_alpha, mix_rho=mix_rho,
-                              anytime_delta=anytime_delta, anytime_const=anytime_const, backend=backend)
-    return _simulate_reduced_setup(setup, n, as_generator(rng), backend)
+    setup = reduced_setup(M, eps, T, columns=columns, adversary=adversary, x0=x0, cx=cx, grid=grid,
+                          mix_alpha=mix_alpha, mix_rho=mix_rho, anytime_delta=anytime_delta,
+                          anytime_const=anytime_const)
+    return simulate_reduced_setup(rng, n, setup=setup, backend=backend)
 
 
 def exit_times_reduced(M, eps, T, n, rng, *, columns="sphere", adversary="constant", x0=1.0, cx=1.0,
@@ -112,23 +118,35 @@ def exit_times_reduced(M, eps, T, n, rng, *, columns="sphere", adversary="consta
     trial at its first exit (:func:`seqproj.kernels.reduced_exit_kernel`).  Returns an int64
     array of length ``n``.
     """
-    setup, n = _reduced_setup(M, eps, T, n, columns=columns, adversary=adversary, x0=x0, cx=cx,
-                              backend=backend)
-    return _exit_times_reduced_setup(setup, n, as_generator(rng), backend)
+    setup = reduced_setup(M, eps, T, columns=columns, adversary=adversary, x0=x0, cx=cx)
+    return exit_times_reduced_setup(rng, n, setup=setup, backend=backend)
 
 
-def _reduced_setup(M, eps, T, n, *, columns, adversary, backend, **kw):
-    """Validated ``(setup, n)`` of the reduced simulation (every check before any draw)."""
+def reduced_setup(M, eps, T, *, columns="sphere", adversary="constant", **kw) -> SimSetup:
+    """The validated :class:`~seqproj.protocol.SimSetup` of a reduced simulation: the reduced
+    simulator can serve ``columns`` and ``adversary`` (:func:`check_reduced_supported`),
+    ``M ≥ 3``, and every check of :func:`seqproj.protocol.make_setup` (``kw``: ``x0``, ``cx``,
+    ``grid``, ``mix_alpha``, ``mix_rho``, ``anytime_delta``, ``anytime_const``)."""
     check_reduced_supported(columns, adversary)
     M = check_int("M", M, lo=3, hi=M_MAX)
-    setup = make_setup(M, eps, T, columns=columns, adversary=adversary, **kw)
+    return make_setup(M, eps, T, columns=columns, adversary=adversary, **kw)
+
+
+def _run_checks(setup, n, backend):
+    """``n`` as a number of trials, after the (cheap) checks of a run on a validated ``setup``:
+    a reduced set-up (no rebuild: its family, adversary and ``M`` are read), a backend, and
+    the NumPy reference's memory."""
+    if not isinstance(setup, SimSetup):
+        raise TypeError(f"setup must be a SimSetup (seqproj.reduced.reduced_setup), got {shown(setup)}")
+    check_reduced_supported(setup.family, setup.adversary)
+    check_int("M", setup.M, lo=3)
     n = check_trials(n, setup)
     if not isinstance(backend, str):
         raise TypeError(f"backend must be 'numba' or 'numpy', got {shown(backend)}")
     check_choice("backend", backend, ("numba", "numpy"))
     if backend == "numpy":
         check_memory(f"the NumPy reference's draws of one trial (T = {setup.T})", 4 * setup.T, "T")
-    return setup, n
+    return n
 
 
 def _reduced_draws_np(setup, keys, d, c):
@@ -140,7 +158,11 @@ def _reduced_draws_np(setup, keys, d, c):
     return g1, q, adversary_uniforms_np(keys, setup.T)
 
 
-def _exit_times_reduced_setup(setup: SimSetup, n: int, rng, backend="numba") -> np.ndarray:
+def exit_times_reduced_setup(rng, n, *, setup: SimSetup, backend="numba") -> np.ndarray:
+    """First exit times (int64, ``T + 1`` if none) of ``n`` reduced trials on a validated
+    ``setup`` (:func:`reduced_setup`); see :func:`exit_times_reduced`."""
+    n = _run_checks(setup, n, backend)
+    rng = as_generator(rng)
     T, M = setup.T, setup.M
     et = np.empty(n, dtype=np.int64)
     d, c = chisq_constants(M)
@@ -157,7 +179,11 @@ def _exit_times_reduced_setup(setup: SimSetup, n: int, rng, backend="numba") -> 
     return et
 
 
-def _simulate_reduced_setup(setup: SimSetup, n: int, rng, backend="numba") -> PathStats:
+def simulate_reduced_setup(rng, n, *, setup: SimSetup, backend="numba") -> PathStats:
+    """:class:`~seqproj.protocol.PathStats` of ``n`` reduced trials on a validated ``setup``
+    (:func:`reduced_setup`); see :func:`simulate_reduced`."""
+    n = _run_checks(setup, n, backend)
+    rng = as_generator(rng)
     T, M = setup.T, setup.M
     out = empty_outputs(n, setup.grid.size)
     d, c = chisq_constants(M)

@@ -19,18 +19,25 @@ Parallelism: the kernel is ``nogil`` and draws its own numbers from the
 per-trial keys, so chunks run in parallel on threads
 (:func:`proofs_check.engine.runner.map_chunks` with ``executor="threads"``),
 each chunk with its own generator — never numba's global RNG.
+
+Validate once: :func:`simulate_full_setup` and :func:`exit_times_full_setup` run chunks of
+trials on a validated :class:`~seqproj.protocol.SimSetup` (``f(rng, n, *, setup)``, the
+engine's convention, so an experiment binds the setup with :func:`functools.partial`);
+:func:`simulate_full` and :func:`exit_times_full` build the setup and run them in one call.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from proofs_check.engine.validate import as_generator, check_bool, check_choice, shown
+from proofs_check.engine import as_generator, check_bool, check_choice, shown
 
+from .adversaries import require_predictable
 from .kernels import full_block_numpy, full_exit_kernel, full_exit_numpy, full_kernel
 from .protocol import PathStats, SimSetup, check_memory, check_trials, empty_outputs, make_setup
 from .rng import adversary_uniforms_np, draw_keys, normals_np
 
-__all__ = ["simulate_full", "exit_times_full", "full_block_size"]
+__all__ = ["simulate_full", "exit_times_full", "simulate_full_setup", "exit_times_full_setup",
+           "full_block_size"]
 
 _BLOCK_DOUBLES = 1 << 19  # ≈ 4 MB of normals per block
 
@@ -61,11 +68,10 @@ def simulate_full(M, eps, T, n, rng, *, columns="sphere", adversary="constant", 
 
     Returns :class:`~seqproj.protocol.PathStats`.  Cost O(n·T·M).
     """
-    setup, n = _full_setup(M, eps, T, n, columns=columns, adversary=adversary, x0=x0, cx=cx, s=s,
-                           grid=grid, mix_alpha=mix_alpha, mix_rho=mix_rho, anytime_delta=anytime_delta,
-                           anytime_const=anytime_const, backend=backend)
-    exact = check_bool("exact", exact)
-    return _simulate_full_setup(setup, n, as_generator(rng), backend, exact)
+    setup = make_setup(M, eps, T, columns=columns, adversary=adversary, x0=x0, cx=cx, s=s, grid=grid,
+                       mix_alpha=mix_alpha, mix_rho=mix_rho, anytime_delta=anytime_delta,
+                       anytime_const=anytime_const)
+    return simulate_full_setup(rng, n, setup=setup, backend=backend, exact=exact)
 
 
 def exit_times_full(M, eps, T, n, rng, *, columns="sphere", adversary="constant", x0=1.0, cx=1.0,
@@ -78,14 +84,16 @@ def exit_times_full(M, eps, T, n, rng, *, columns="sphere", adversary="constant"
     each trial at its first exit (:func:`seqproj.kernels.full_exit_kernel`).  Returns an int64
     array of length ``n``.  Cost O(n·τ·M).
     """
-    setup, n = _full_setup(M, eps, T, n, columns=columns, adversary=adversary, x0=x0, cx=cx, s=s,
-                           backend=backend)
-    return _exit_times_full_setup(setup, n, as_generator(rng), backend)
+    setup = make_setup(M, eps, T, columns=columns, adversary=adversary, x0=x0, cx=cx, s=s)
+    return exit_times_full_setup(rng, n, setup=setup, backend=backend)
 
 
-def _full_setup(M, eps, T, n, *, backend, **kw):
-    """Validated ``(setup, n)`` of the full simulation (every check before any draw)."""
-    setup = make_setup(M, eps, T, **kw)
+def _run_checks(setup, n, backend):
+    """``n`` as a number of trials, after the (cheap) checks of a run on a validated ``setup``
+    (no rebuild): a backend, and the NumPy reference's memory."""
+    if not isinstance(setup, SimSetup):
+        raise TypeError(f"setup must be a SimSetup (seqproj.protocol.make_setup), got {shown(setup)}")
+    require_predictable(setup.adversary)
     n = check_trials(n, setup)
     if not isinstance(backend, str):
         raise TypeError(f"backend must be 'numba' or 'numpy', got {shown(backend)}")
@@ -93,10 +101,14 @@ def _full_setup(M, eps, T, n, *, backend, **kw):
     if backend == "numpy":
         check_memory(f"the NumPy reference's normals of one trial (T·M = {setup.T * setup.M})",
                      2 * setup.T * setup.M, "T and M")
-    return setup, n
+    return n
 
 
-def _exit_times_full_setup(setup: SimSetup, n: int, rng, backend="numba") -> np.ndarray:
+def exit_times_full_setup(rng, n, *, setup: SimSetup, backend="numba") -> np.ndarray:
+    """First exit times (int64, ``T + 1`` if none) of ``n`` full-protocol trials on a validated
+    ``setup`` (:func:`seqproj.protocol.make_setup`); see :func:`exit_times_full`."""
+    n = _run_checks(setup, n, backend)
+    rng = as_generator(rng)
     T, M = setup.T, setup.M
     et = np.empty(n, dtype=np.int64)
     keys = draw_keys(rng, n)                    # the only draw from the chunk's generator
@@ -114,8 +126,14 @@ def _exit_times_full_setup(setup: SimSetup, n: int, rng, backend="numba") -> np.
     return et
 
 
-def _simulate_full_setup(setup: SimSetup, n: int, rng, backend="numba", exact=True,
-                         block=None) -> PathStats:
+def simulate_full_setup(rng, n, *, setup: SimSetup, backend="numba", exact=True,
+                        block=None) -> PathStats:
+    """:class:`~seqproj.protocol.PathStats` of ``n`` full-protocol trials on a validated ``setup``
+    (:func:`seqproj.protocol.make_setup`); see :func:`simulate_full` (``block``: trials per block
+    of the NumPy reference, default :func:`full_block_size`)."""
+    n = _run_checks(setup, n, backend)
+    exact = check_bool("exact", exact)
+    rng = as_generator(rng)
     T, M = setup.T, setup.M
     out = empty_outputs(n, setup.grid.size)
     keys = draw_keys(rng, n)                    # the only draw from the chunk's generator

@@ -3,7 +3,7 @@ r"""The exact worst case of the sequential JL lemma over all predictable adversa
 Theory: ``docs/theory/seqproj.md#worst-case`` (DERIVED).
 
 **The control problem.**  For sphere and Gaussian columns, rotation invariance
-(spec §7, :mod:`seqproj.reduced`) makes the conditional law of the future given
+(theory ``seqproj.md#reduced``, :mod:`seqproj.reduced`) makes the conditional law of the future given
 ``F_{t−1}`` depend only on ``(‖S_{t−1}‖², V_{t−1})`` and the adversary's next
 ``x_t``.  With ``u = ‖S‖²/V`` and ``a = x_t²/V_{t−1}``:
 
@@ -70,7 +70,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import special, stats
 
-from proofs_check.engine.validate import (
+from proofs_check.engine import (
     check_bool,
     check_choice,
     check_int,

@@ -19,7 +19,7 @@ import math
 import numpy as np
 from numba import njit
 
-from proofs_check.engine.validate import as_generator, check_int
+from proofs_check.engine import as_generator, check_int
 
 from .bookkeeping import band_deviation
 from .kernels import full_column_step

@@ -18,8 +18,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 import paper_figs  # noqa: E402
 from paper_figs import lint  # noqa: E402
-from paper_figs.style import (MIN_FONT_PT, WATERMARK_GID, WIDTHS, figure, figure_info, new_figure, ref_line,  # noqa: E402
-                              style)
+from paper_figs.registry import figure, figure_info  # noqa: E402
+from paper_figs.style import MIN_FONT_PT, WATERMARK_GID, WIDTHS, new_figure, ref_line, style  # noqa: E402
 
 #: Quick builds cheap enough for the default run (measured: build + lint ≈ 1–6 s each on 2 busy
 #: cores); four of the six figures issue 11 named.
@@ -180,7 +180,7 @@ def test_every_figure_has_caption_claims_and_width():
     assert set(info) == set(paper_figs.figures())
     ids = _claim_ids()
     for name, meta in info.items():
-        assert set(meta) == {"caption", "claims", "width"}, name
+        assert set(meta) == {"caption", "claims", "width", "chunks_of"}, name
         assert len(meta["caption"]) >= 80, f"{name}: caption missing or too short"
         assert meta["width"] in WIDTHS, name
         assert meta["claims"], f"{name}: names no claim"
@@ -195,6 +195,8 @@ def test_figure_decorator_validates_its_arguments():
         figure("tmp_fig", caption="c", claims="one.claim")
     with pytest.raises(TypeError, match="caption"):
         figure("tmp_fig", caption=3)
+    with pytest.raises(TypeError, match="chunks_of"):
+        figure("tmp_fig", caption="c", chunks_of="one.claim")
 
 
 def test_quick_build_is_watermarked_and_data_carry_the_caption():

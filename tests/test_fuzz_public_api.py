@@ -1,7 +1,8 @@
 """Every public function answers hostile input with a result or a clear refusal.
 
-The functions come from the ``__all__`` of each package (a new public function
-is fuzzed automatically).  Hypothesis draws each argument from a pool of
+The functions come from the ``__all__`` of each package and of the library
+modules behind the curated facades (a new public function is fuzzed
+automatically).  Hypothesis draws each argument from a pool of
 hostile and extreme values (``None``, bools, strings, complex numbers,
 ``Decimal``, negative/zero/huge integers, ``nan``/``±inf``, subnormals, empty
 and non-finite arrays, generators).  An outcome is acceptable when the call
@@ -31,6 +32,17 @@ PACKAGES = ("proofs_check", "proofs_check.engine", "proofs_check.policies", "pro
             "proofs_check.mismatch", "proofs_check.baselines", "seqproj", "seqproj.ensemble",
             "proofs_check.strategies")
 
+#: The library modules behind the curated facades of ``seqproj.ensemble`` and
+#: ``proofs_check.baselines``: their ``__all__`` (the claims' chunk functions, case generators and
+#: reductions, which the facades do not export) is fuzzed too.
+MODULES = (*(f"seqproj.ensemble.{m}" for m in (
+               "posterior_factor", "batch_posterior", "hypermodel", "tracking", "diagnosis", "index_families",
+               "equivalences", "failure_modes", "environments", "agents", "cholesky_update", "bandits",
+               "regret_sweep", "deepsea", "deep_agents", "deep_exploration")),
+           *(f"proofs_check.baselines.{m}" for m in (
+               "otb", "group", "population", "population_mp", "moments", "proxy", "logit_dynamics",
+               "instances", "ragged", "dapo", "toy", "toy_sweeps", "experiments")))
+
 #: Not fuzzed: a lazy generator (checks its arguments when iterated; its items are
 #: ``verify_claim``, fuzzed), a function that starts worker pools (tested in
 #: tests/engine/test_executors.py and the CLI table), and one without arguments.
@@ -44,13 +56,14 @@ HOSTILE = [None, True, False, "1", "x", 1 + 1j, decimal.Decimal("0.5"), -1, 0, 1
 
 
 def _public_functions():
-    out = []
-    for pkg in PACKAGES:
+    out, seen = [], set()
+    for pkg in PACKAGES + MODULES:
         mod = importlib.import_module(pkg)
         for name in getattr(mod, "__all__", ()):
             fn = getattr(mod, name, None)
             full = f"{pkg}.{name}"
-            if inspect.isfunction(fn) and full not in SKIP:
+            if inspect.isfunction(fn) and full not in SKIP and not (pkg in MODULES and fn in seen):
+                seen.add(fn)
                 out.append(pytest.param(fn, id=full))
     return out
 

@@ -1,10 +1,16 @@
 """theorycheck: check the mathematics of exploration and LLM-RL theory numerically.
 
-The distribution is called ``theorycheck``; its code lives in the packages
-``proofs_check`` (the engine and the LLM-RL theory), ``seqproj`` (sequential
-random projections and Ensemble++) and ``paper_figs`` (the figures).  This
-module is the front door: it re-exports the public API, imported lazily so
-``import theorycheck`` is cheap::
+The one Python front door.  The distribution ``theorycheck`` has four packages,
+one per layer, each importing only the ones below it::
+
+    theorycheck   the top: this facade, the command line, the report, calibration,
+                  the claims catalogue, the pytest plugin, the conformance kit
+    paper_figs    the figures
+    seqproj       sequential random projections; seqproj.ensemble: Ensemble++, HyperAgent, DeepSea
+    proofs_check  the verification engine, its substrate and the LLM-RL topics
+
+This module re-exports the public API, imported lazily so ``import theorycheck``
+is cheap::
 
     import theorycheck as tc
     tc.__version__
@@ -20,23 +26,26 @@ from __future__ import annotations
 
 import importlib
 
+from proofs_check import DECLARE_NAMES
 from proofs_check._version import __version__
+from proofs_check.kind_names import kind_class_names
 
 #: public name -> module that defines it
 _WHERE = {
     "claims": "proofs_check",
     "verify": "proofs_check",
     **{name: "proofs_check.engine" for name in (
-        "Claim", "ProbabilityClaim", "ComparisonClaim", "ScalingClaim", "InequalityClaim",
-        "IdentityClaim", "Source", "Result", "register", "get_claim", "select", "replace",
-        "verify_claim", "verify_claims", "Experiment", "measure", "KINDS", "VERDICTS")},
+        "Claim", *kind_class_names(), "Source", "Result", "register", "get_claim", "select", "replace",
+        "verify_claim", "verify_claims", "Experiment", "measure", "KINDS", "VERDICTS", "GUARANTEES")},
     "build_figures": "paper_figs",
     # declaring your own claims (proofs_check.declare)
-    **{name: "proofs_check" for name in (
-        "probability", "inequality", "identity", "comparison", "scaling", "reproduce", "load_claims",
-        "Box", "Simplex", "Domain", "ClaimDeclarationError")},
+    **{name: "proofs_check" for name in DECLARE_NAMES},
+    # the conformance kit for a package's own claims module
+    "check_claims_module": "theorycheck.testing",
     # property-based tests from claims (Hypothesis)
-    **{name: "proofs_check.strategies" for name in ("from_domain", "from_claim", "inequality_test")},
+    **{name: "proofs_check.strategies" for name in (
+        "from_domain", "from_claim", "inequality_test", "probability_vectors", "probability_pairs",
+        "logits", "tabular_policies", "policy_pairs")},
 }
 
 __all__ = ["__version__", *_WHERE]

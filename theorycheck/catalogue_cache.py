@@ -96,6 +96,10 @@ def listed_claims(*, fresh: bool = False) -> list[ListedClaim]:
     except (OSError, ValueError, KeyError, TypeError):
         pass
     listed = _from_registry()
+    from proofs_check.engine.registry import load_errors
+
+    if load_errors():           # a broken plugin: list without it, warn again next time
+        return listed
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".tmp{os.getpid()}")

@@ -45,18 +45,17 @@ def _int_arg(name, lo, hi=None):
 
 
 def _alpha(text):
-    from proofs_check.engine.limits import MIN_ALPHA
+    """argparse type: α by the engine's rule (:func:`proofs_check.engine.check_alpha`)."""
+    from proofs_check.engine.validate import check_alpha
 
     try:
         v = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"--alpha must be a number in (0, 1), got {text!r}") from None
-    if not 0.0 < v < 1.0:
-        raise argparse.ArgumentTypeError(f"--alpha must lie in the open interval (0, 1), got {v}")
-    if v < MIN_ALPHA:
-        raise argparse.ArgumentTypeError(f"--alpha must be at least {MIN_ALPHA:g} (smaller levels are "
-                                         f"beyond double precision), got {v:g}")
-    return v
+    try:
+        return check_alpha(v)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"--{exc}") from None
 
 
 def _folder(name):
@@ -493,10 +492,10 @@ def _cmd_report(args) -> int:
             extra["figures"] = figures_for(selected)
         if args.user_claims is not None:       # your own claims: their figures only; refuse before writing
             from proofs_check.engine.registry import check_portable
-            from proofs_check.engine.verify import _executor_kind
+            from proofs_check.engine.executors import executor_kind
             from .report.figures import figures_for
 
-            check_portable(selected, _executor_kind(args.executor, args.scheduler))
+            check_portable(selected, executor_kind(args.executor, args.scheduler))
             extra["figures"] = sorted(set(figures_for(selected)) | set(args.user_figures or ()))
         path = write_report(selected, args.out, seed=args.seed, alpha=args.alpha, quick=args.quick,
                             executor=args.executor, workers=args.workers, scheduler=args.scheduler,

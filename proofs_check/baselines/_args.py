@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from proofs_check.engine.validate import as_generator, check_choice, check_finite_array, check_int, shown
+from proofs_check.engine import as_generator, check_choice, check_finite_array, check_int, shown
 
 #: Most trials one chunk-function call runs (a chunk is seconds of work, not hours).
 MAX_TRIALS = 100_000

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from proofs_check.engine.validate import check_finite_array
+from proofs_check.engine import check_finite_array
 
 
 def _as_2d(name, value, shape=None):

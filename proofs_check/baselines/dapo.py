@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from proofs_check.engine.validate import check_finite_array, check_int, check_real
+from proofs_check.engine import check_finite_array, check_int, check_real
 from proofs_check.policies import TabularPolicy, check_pair, context_distributions, sequence_log_probs
 
 from ._args import choice as _choice

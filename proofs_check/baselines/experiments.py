@@ -17,23 +17,27 @@ a claim reads it through ``experiment=..., reduce=...`` and a figure through
   ``baselines_variance_vs_horizon``.
 * :func:`toy_pair_experiment` builds a headline-style experiment for other
   tasks (the figures' quick mode).
+* :data:`GROUP_MC` — groups sampled from the fixed instance
+  :data:`~.group_mc.MC_INSTANCE`, projected on the exact gradient: the claims
+  ``baselines.mc.*``.
 """
 from __future__ import annotations
 
 import functools
 
 from proofs_check.engine import Experiment
-from proofs_check.engine.validate import check_instance, check_int, check_real
+from proofs_check.engine import check_instance, check_int, check_real
 
 from ._args import enum_size
 
+from .group_mc import MC_INSTANCE, group_projection_trials
 from .moments import group_mse_trials
 from .toy import CountTask
 from .toy_sweeps import pair_trials
 
 __all__ = ["TOY_TASK", "TOY_TASK_EOS", "TOY_LR", "TOY_LR_EOS", "TOY_STEPS", "TOY_BATCH", "TOY_EVAL_EVERY",
            "HEADLINE_PAIR", "toy_pair_experiment", "TOY_HEADLINE", "TOY_HEADLINE_EOS",
-           "group_mse_experiment", "GROUP_MSE"]
+           "group_mse_experiment", "GROUP_MSE", "GROUP_MC"]
 
 #: The toy of the headline (fixed length): initial success 3.7 %.
 TOY_TASK = CountTask(V=4, T=48, n_prompts=3, threshold=18)
@@ -81,3 +85,8 @@ def group_mse_experiment(T: int, *, N: int = 4, V: int = 2, chunk_size: int = 5)
 
 
 GROUP_MSE = group_mse_experiment(3)
+
+
+#: The groups every ``baselines.mc.*`` claim reduces (one stored experiment).
+GROUP_MC = Experiment(id="baselines.group_mc", fn=functools.partial(group_projection_trials, **MC_INSTANCE),
+                      chunk_size=2_000, params=dict(MC_INSTANCE))

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from proofs_check.engine.validate import check_real
+from proofs_check.engine import check_real
 
 from ._batch import _check_values_numpy, _returns_and_groups, _reward_to_go, _validate_batch
 

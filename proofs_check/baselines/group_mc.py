@@ -14,7 +14,7 @@ gradient estimate ``ĝ = (1/N) Σ_i Σ_t A^i_t s_t(y_i)`` is projected on ``e = 
 whose exact mean is ``(N − 1)/N`` for the self-inclusive group mean and ``1`` for leave-one-out
 (DERIVED, outcome reward).  The claims check ``E u`` against these values as equivalences
 (two one-sided claims each, margin ``1/(2N)``, half the gap between the two values), through the
-engine's chunked sampling path.
+engine's chunked sampling path (the experiment :data:`~.experiments.GROUP_MC`).
 """
 from __future__ import annotations
 
@@ -23,14 +23,13 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from proofs_check.engine import Experiment
-from proofs_check.engine.validate import as_generator, check_choice, check_finite_array, check_int, shown
+from proofs_check.engine import as_generator, check_choice, check_finite_array, check_int, shown
 from proofs_check.policies import TabularPolicy
 
 from .group import group_mean_advantage, rloo_advantage
 from .population import exact_model
 
-__all__ = ["MC_INSTANCE", "mc_instance", "group_projection_trials", "GROUP_MC", "projection_minus"]
+__all__ = ["MC_INSTANCE", "mc_instance", "group_projection_trials", "projection_minus"]
 
 #: The fixed instance: tabular V = 2, T = 3, logit scale 1.5, rewards U[0, 1] per response,
 #: drawn from ``default_rng(seed)`` exactly as the exact claims draw theirs; group size N = 4.
@@ -74,11 +73,6 @@ def group_projection_trials(rng, n, *, V=2, T=3, seed=0, N=4) -> dict:
         per = (A * h[idx]).sum(axis=1)                                 # Σ_t A_t ⟨s_t(y_i), g⟩
         out[kind] = per.reshape(n, N).sum(axis=1) / (N * g2)
     return out
-
-
-#: The groups every ``baselines.mc.*`` claim reduces (one stored experiment).
-GROUP_MC = Experiment(id="baselines.group_mc", fn=functools.partial(group_projection_trials, **MC_INSTANCE),
-                      chunk_size=2_000, params=dict(MC_INSTANCE))
 
 
 def projection_minus(stats, *, kind: str, value: str) -> np.ndarray:

@@ -26,7 +26,7 @@ import numpy as np
 
 from proofs_check.policies import LinearSoftmaxPolicy, TabularPolicy
 
-from proofs_check.engine.validate import as_generator, check_finite_array, check_int, check_real
+from proofs_check.engine import as_generator, check_finite_array, check_int, check_real
 
 from ._args import choice as _choice
 from ._args import enum_size

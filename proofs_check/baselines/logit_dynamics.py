@@ -21,7 +21,7 @@ import numpy as np
 
 from proofs_check.logits import approximation_errors, breaking_step_size, logit_update, logit_update_norm, softmax
 
-from proofs_check.engine.validate import check_finite_array, check_int, check_real
+from proofs_check.engine import check_finite_array, check_int, check_real
 
 from ._args import chunk_args, int_list
 from .proxy import _extreme_args, extreme_logits

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from proofs_check.engine.validate import check_instance, check_int, check_real
+from proofs_check.engine import check_instance, check_int, check_real
 
 from ._args import choice as _choice
 from ._args import chunk_args, enum_size, int_list, stats_column

@@ -33,8 +33,8 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
-from proofs_check.engine.executors import MAX_WORKERS, default_workers
-from proofs_check.engine.validate import check_bool, check_int, check_real
+from proofs_check.engine import MAX_WORKERS, default_workers
+from proofs_check.engine import check_bool, check_int, check_real
 
 from ._batch import _check_values_numpy, _reward_to_go, _validate_batch
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
-from proofs_check.engine.validate import check_finite_array, shown
+from proofs_check.engine import check_finite_array, shown
 
 from ._args import enum_size
 

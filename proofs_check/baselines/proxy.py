@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from proofs_check.logits import logit_gradient_energy, softmax, sum_pi_squared
-from proofs_check.engine.validate import as_generator, check_instance, check_int, check_real
+from proofs_check.engine import as_generator, check_instance, check_int, check_real
 from proofs_check.policies import LinearSoftmaxPolicy, TabularPolicy
 
 from ._args import MAX_SEQ, chunk_args, enum_size

@@ -16,7 +16,7 @@ import numpy as np
 
 from proofs_check.logits import log_softmax, sum_pi_squared
 
-from proofs_check.engine.validate import as_generator, check_bool, check_int, check_real
+from proofs_check.engine import as_generator, check_bool, check_int, check_real
 
 from ._args import chunk_args
 from .otb import optimal_token_baseline_advantage, otb_advantage_loop

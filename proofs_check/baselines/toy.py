@@ -36,7 +36,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from ._args import choice as _choice
-from proofs_check.engine.validate import (as_generator, check_finite_array, check_instance, check_int,
+from proofs_check.engine import (as_generator, check_finite_array, check_instance, check_int,
                                           check_real)
 
 from .group import global_bstar_advantage, group_mean_advantage, rloo_advantage

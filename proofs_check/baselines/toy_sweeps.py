@@ -30,7 +30,7 @@ from scipy import stats as _stats
 
 from collections.abc import Mapping
 
-from proofs_check.engine.validate import check_finite_array, check_instance, check_int, check_real, shown
+from proofs_check.engine import check_finite_array, check_instance, check_int, check_real, shown
 
 from ._args import choice as _choice
 from ._args import chunk_args, int_list, stats_column

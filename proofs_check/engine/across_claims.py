@@ -1,4 +1,7 @@
-"""Several claims at once: one claim per core, for the command line and the report.
+"""Several claims at once: :func:`verify_claims`, for the command line and the report.
+
+It verifies claims one after another on one executor (parallel inside each
+claim), or — ``across_claims=True`` — one claim per core (:func:`verify_across_claims`).
 
 A claim at a quick budget is often one or two chunks, so parallelism *inside*
 a claim (the executors) leaves the second core idle.  Here whole claims run in
@@ -21,12 +24,49 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import multiprocessing as mp
-from typing import Iterator
+from typing import Callable, Iterator
 
+from .blas import limit_blas_threads
 from .claims import Claim
-from .registry import claim_modules, is_shipped
+from .executors import MAX_WORKERS, Executor, default_workers, executor_kind, make_executor
+from .registry import check_portable, claim_modules, get_claim, is_shipped
+from .results import Result
+from .validate import check_int
+from .verify import verify_claim
 
-__all__ = ["verify_across_claims", "groups_by_experiment"]
+__all__ = ["verify_claims", "verify_across_claims", "groups_by_experiment", "worker_init"]
+
+
+def verify_claims(claims, *, executor: str | Executor | None = None, workers: int | None = None,
+                  scheduler: str | None = None, progress_for: Callable | None = None,
+                  across_claims: bool = False, **kw):
+    """Verify several claims on one executor; yields each result as it is decided.
+
+    ``kw`` are :func:`.verify.verify_claim`'s keywords (budget, seed, alpha, quick,
+    out, resume, method); ``progress_for(claim)`` may return a progress
+    callback for that claim.  Claims that read the same experiment share its
+    chunks (measured once in this process).
+
+    ``across_claims=True`` with the default executor (``None``/``"auto"``, no
+    scheduler) and more than one core runs whole claims in parallel worker
+    processes instead (:func:`verify_across_claims`): the same verdicts, bitwise, in
+    the same order, without per-chunk progress."""
+    claims = list(claims)
+    check_portable(claims, executor_kind(executor, scheduler))   # every claim, before any runs
+    if across_claims and executor in (None, "auto") and scheduler is None and len(claims) > 1:
+        n = default_workers() if workers is None else check_int("workers", workers, lo=1, hi=MAX_WORKERS)
+        if n > 1:
+            yield from verify_across_claims(claims, workers=n, **kw)
+            return
+    owned = not isinstance(executor, Executor)
+    ex = make_executor(executor, workers, scheduler)
+    try:
+        for c in claims:
+            yield verify_claim(c, executor=ex,
+                               progress=None if progress_for is None else progress_for(c), **kw)
+    finally:
+        if owned:
+            ex.close()
 
 
 def groups_by_experiment(claims: list[Claim]) -> list[list[int]]:
@@ -40,17 +80,13 @@ def groups_by_experiment(claims: list[Claim]) -> list[list[int]]:
     return sorted(groups.values(), key=lambda g: g[0])
 
 
-def _worker_init() -> None:
-    from .blas import limit_blas_threads
-
+def worker_init() -> None:
+    """What a worker process that verifies whole claims does first: one BLAS thread."""
     limit_blas_threads()
 
 
 def _run_group(ids: list[str], kw: dict) -> list[dict]:
     """In a worker: verify the claims ``ids`` serially; their results as plain dicts."""
-    from .registry import get_claim
-    from .verify import verify_claim
-
     return [verify_claim(get_claim(i), executor="serial", **kw).to_dict() for i in ids]
 
 
@@ -58,9 +94,6 @@ def verify_across_claims(claims, *, workers: int, **kw) -> Iterator:
     """Yield :func:`.verify.verify_claim` results of ``claims`` (in order), running
     whole claims on ``workers`` processes; ``kw`` are ``verify_claim``'s keywords
     (budget, seed, alpha, quick, out, resume, method)."""
-    from .results import Result
-    from .verify import verify_claim
-
     claims = list(claims)
     shipped = set(claim_modules())
     remote = [i for i, c in enumerate(claims) if is_shipped(c, shipped)]
@@ -68,7 +101,7 @@ def verify_across_claims(claims, *, workers: int, **kw) -> Iterator:
     done: dict[int, object] = {}
     nxt = 0
     ctx = mp.get_context("forkserver")
-    pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init)
+    pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=worker_init)
     try:
         futures = {}
         for group in groups_by_experiment([claims[i] for i in remote]):

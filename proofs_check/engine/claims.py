@@ -6,24 +6,18 @@ a **chunk**: ``claim.chunk_task()`` is a picklable callable
 ``task(rng, n) -> list[float]`` that performs ``n`` units of work (trials,
 cases, evaluations or replicates) with the generator ``rng`` and returns a
 short vector of statistics.  Chunk ``k`` of a run with root seed ``s`` always
-draws from ``SeedSequence(s, spawn_key=(k,))`` (see
-``../shared/spec/verification.md`` §4), so its statistics depend only on
-``(s, k, chunk_size)`` and the run is identical on every executor.
+draws from ``SeedSequence(s, spawn_key=(k,))`` (``docs/theory/engine.md`` §3),
+so its statistics depend only on ``(s, k, chunk_size)`` and the run is
+identical on every executor.
 
-Kinds (verification.md §1):
+This module holds :class:`Claim`, the fields every claim shares, and the hooks
+through which the engine asks a claim's kind what to do.  Each kind is one
+module of :mod:`.kinds` (``docs/theory/engine.md`` §1): its claim class (a
+subclass of :class:`Claim` with a ``kind`` name, registered as it is defined;
+:func:`claim_class` finds it), its chunk statistics, its decision and its
+result class.
 
-=============  =====================================  =========================
-kind           user function                          chunk statistics
-=============  =====================================  =========================
-probability    ``fn(rng, n) -> int`` events            ``[events]``
-identity       ``fn(rng, n) -> (lhs, rhs[, scale])``   ``[cases, max_abs, max_scaled]``
-inequality     ``sample(rng) -> θ``, ``evaluate(θ)``   ``[evals, nonfinite, artefacts, status,
-                                                        score, lhs, rhs, *θ]`` (:mod:`.search`)
-scaling        ``fn(rng, n) -> (n, len(x))`` array     ``[y_1(x_1..x_m), ..., y_n(...)]``
-comparison     ``fn(rng, n) -> (n,)`` differences      ``[d_1, ..., d_n]``
-=============  =====================================  =========================
-
-Instead of its own ``fn``, a claim of the first four kinds may read an
+Instead of its own ``fn``, a claim of the kinds that run one may read an
 :class:`~proofs_check.engine.experiment.Experiment`: ``experiment=EXP,
 reduce=f`` where ``f(stats) -> output`` maps one chunk's named per-trial
 statistics (NumPy arrays) to what ``fn`` would have returned.  Claims and
@@ -48,21 +42,23 @@ from typing import Any, Callable, ClassVar, Mapping
 
 import numpy as np
 
-from .chunkstats import _reduced_chunk, _user_chunk
+from .chunkstats import reduced_chunk, user_chunk
+from .experiment import Experiment
+from .fingerprint import canonical, describe_callable
 from .source import Source
 
 __all__ = [
     "to_jsonable",
-    "KINDS",
     "LABELS",
     "ROLES",
     "EXPECTED",
     "Source",
     "Claim",
+    "claim_class",
+    "claim_kinds",
     "replace",
 ]
 
-KINDS = ("identity", "inequality", "probability", "scaling", "comparison")
 LABELS = ("CONFIRMED", "DERIVED", "RECONSTRUCTED", "OPEN")
 #: What a claim is for: a statement of a paper (or of our derivation), a control
 #: that checks the simulator or the engine (e.g. a false variant that must be
@@ -102,7 +98,7 @@ class Claim(abc.ABC):
         Paper key(s), where in the paper, and the theory-page anchor
         (:class:`Source`); a plain string is accepted for quick experiments.
     label : str
-        One of CONFIRMED / DERIVED / RECONSTRUCTED / OPEN (spec README).
+        One of CONFIRMED / DERIVED / RECONSTRUCTED / OPEN (``docs/theory/engine.md`` §1).
     params : mapping
         The claim's parameters, shown to users and part of its fingerprint.
     default_budget, quick_budget : int
@@ -122,9 +118,19 @@ class Claim(abc.ABC):
     version : int
         Bumped by hand when the code under test changes what a chunk computes
         in a way the fingerprint cannot see; part of the fingerprint.
+
+    A kind is a subclass that names itself with ``kind = "<name>"`` and fills
+    in the hooks below (:meth:`stats_function`, :meth:`check_stats`,
+    :meth:`decision_method`, :meth:`decide`, and where they apply
+    :meth:`early_stop`, :meth:`planned_chunks`, :meth:`finish`,
+    :attr:`fixed_sample_decisions`); defining it registers it
+    (:func:`claim_class`).  The kinds are the modules of :mod:`.kinds`.
     """
 
     kind: ClassVar[str] = ""
+    #: The decisions of this kind (:meth:`decision_method`) that are fixed-sample
+    #: tests: a run they decided is never continued after its verdict was seen.
+    fixed_sample_decisions: ClassVar[tuple[str, ...]] = ()
 
     id: str
     statement: str
@@ -140,6 +146,11 @@ class Claim(abc.ABC):
     version: int = 1
     experiment: Any = None
     reduce: Callable[[Mapping[str, np.ndarray]], Any] | None = None
+
+    def __init_subclass__(cls, **kw) -> None:
+        super().__init_subclass__(**kw)
+        if cls.__dict__.get("kind"):             # a class that names a kind (not a plain subclass of one)
+            _register_kind(cls)
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not self.id or " " in self.id:
@@ -164,8 +175,6 @@ class Claim(abc.ABC):
 
     def _check_trials_source(self) -> None:
         """Exactly one of ``fn`` or (``experiment`` and ``reduce``)."""
-        from .experiment import Experiment
-
         has_fn = getattr(self, "fn", None) is not None
         if self.experiment is None:
             if not has_fn:
@@ -202,8 +211,6 @@ class Claim(abc.ABC):
         """Hash of everything that determines chunk statistics (not budgets):
         id, kind, version, chunk size, the kind's decision fields and the
         effective arguments of every user callable (:mod:`.fingerprint`)."""
-        from .fingerprint import canonical, describe_callable
-
         payload = json.dumps(
             {"id": self.id, "kind": self.kind, "version": int(self.version),
              "params": canonical(dict(self.params)), "chunk_size": int(self.chunk_size),
@@ -218,6 +225,8 @@ class Claim(abc.ABC):
     def _fingerprint_extra(self) -> dict:
         return {}
 
+    # -- the hooks of a kind ---------------------------------------------------
+
     def stats_function(self) -> Callable[[Any, int], list]:
         """``to_stats(output, n) -> chunk statistics``: checks what ``fn`` (or
         ``reduce``) returned for ``n`` units and turns it into the kind's
@@ -227,8 +236,39 @@ class Claim(abc.ABC):
     def chunk_task(self) -> Callable[[np.random.Generator, int], list]:
         """The picklable ``task(rng, n) -> list`` that runs one chunk."""
         if self.experiment is not None:
-            return functools.partial(_reduced_chunk, self.experiment.fn, self.reduce, self.stats_function())
-        return functools.partial(_user_chunk, self.fn, self.stats_function())
+            return functools.partial(reduced_chunk, self.experiment.fn, self.reduce, self.stats_function())
+        return functools.partial(user_chunk, self.fn, self.stats_function())
+
+    @staticmethod
+    def check_stats(stats: list, chunk_size: int) -> str | None:
+        """Why the stored list ``stats`` cannot be one chunk's statistics of this
+        kind (``None`` if it can): a damaged or foreign record is refused."""
+        raise NotImplementedError("a claim kind must say which chunk statistics it stores")
+
+    def decision_method(self, method: str) -> str:
+        """The name of the statistical decision used under ``method``
+        (``"anytime"`` or ``"fixed"``, the caller's choice for kinds that have one)."""
+        raise NotImplementedError(f"{type(self).__name__} does not name its decision")
+
+    def early_stop(self, alpha: float, method: str) -> Callable[[list], bool] | None:
+        """A ``stop(chunk_stats) -> bool`` called on each chunk in index order when
+        the verdict is anytime-valid (a run may end at the first chunk that
+        decides); ``None`` (the default) runs the whole budget."""
+        return None
+
+    def decide(self, prefix: list, alpha: float, method: str, n_chunks: int, common: dict):
+        """The verdict on the chunk statistics ``prefix``: a result of this kind
+        built from ``common`` (the fields every result carries) and the kind's own."""
+        raise NotImplementedError(f"{type(self).__name__} has no decision")
+
+    def planned_chunks(self, n_chunks: int) -> int:
+        """The chunks a run of ``n_chunks`` (the budget in whole chunks) plans to use."""
+        return n_chunks
+
+    def finish(self, result, prefix: list, seed: int):
+        """The result as it is returned, after the decision (e.g. a counterexample
+        made readable); the default returns it unchanged."""
+        return result
 
     def describe(self) -> dict:
         """Plain-JSON description used by ``theorycheck list``."""
@@ -243,6 +283,29 @@ class Claim(abc.ABC):
             "statement": self.statement,
             "params": to_jsonable(dict(self.params)),
         }
+
+
+#: kind name -> claim class, filled as the kinds are defined
+_KINDS: dict[str, type] = {}
+
+
+def _register_kind(cls: type) -> None:
+    old = _KINDS.get(cls.kind)
+    if old is not None and (old.__module__, old.__qualname__) != (cls.__module__, cls.__qualname__):
+        raise TypeError(f"claim kind {cls.kind!r} is defined twice: by {old.__module__}.{old.__qualname__} "
+                        f"and {cls.__module__}.{cls.__qualname__}")
+    _KINDS[cls.kind] = cls
+
+
+def claim_class(kind: str) -> type | None:
+    """The claim class of ``kind`` (``None`` if no such kind is defined)."""
+    return _KINDS.get(kind)
+
+
+def claim_kinds() -> tuple[str, ...]:
+    """The kinds defined so far, in the order they were defined (all of them
+    once :mod:`.kinds` is imported)."""
+    return tuple(_KINDS)
 
 
 def replace(claim: Claim, **changes) -> Claim:

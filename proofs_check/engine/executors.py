@@ -31,7 +31,7 @@ from typing import Callable, Iterable, Iterator
 from .blas import limit_blas_threads, single_threaded_blas
 
 __all__ = ["EXECUTORS", "Executor", "SerialExecutor", "PoolExecutor", "DaskExecutor",
-           "make_executor", "default_workers"]
+           "make_executor", "default_workers", "executor_kind"]
 
 EXECUTORS = ("auto", "serial", "threads", "processes", "dask")
 
@@ -277,3 +277,13 @@ def make_executor(executor: str | Executor | None = None, workers: int | None = 
     if executor in ("threads", "processes"):
         return PoolExecutor(executor, workers)
     return DaskExecutor(workers, scheduler)
+
+
+def executor_kind(executor: str | Executor | None, scheduler: str | None = None) -> str:
+    """The name of the executor ``make_executor(executor, …, scheduler)`` would make,
+    before it is made (``"auto"`` never ships tasks to processes)."""
+    if isinstance(executor, Executor):
+        return executor.name
+    if executor is None:
+        return "dask" if scheduler else "auto"
+    return str(executor)

@@ -4,6 +4,10 @@ Claim modules call :func:`register` at import time.  The engine names no
 topic: :func:`claims` imports every module declared in the entry-point group
 ``theorycheck.claims`` (this project's own topics in ``pyproject.toml``, and
 any installed package's) and returns the registered claims sorted by id.
+A third-party claims module that fails to import is skipped with a one-line
+:class:`ClaimModuleWarning` while the others load (this distribution's own
+modules still raise); ``THEORYCHECK_NO_PLUGINS=1`` skips every entry point
+that the ``theorycheck`` distribution does not ship.
 
 A user's own claims come in through :func:`load_user_claims` — a ``.py``
 file path or a dotted module name (``theorycheck verify my_claims.py``,
@@ -26,16 +30,69 @@ from pathlib import Path
 from .claims import Claim
 from .errors import ClaimDeclarationError, UserClaimsError
 
-__all__ = ["ENTRY_POINT_GROUP", "claim_modules", "register", "claims", "get_claim", "select", "matches", "registered_ids",
-           "load_user_claims", "UserClaimsError"]
+__all__ = ["ENTRY_POINT_GROUP", "NO_PLUGINS_ENV", "claim_modules", "claim_entry_points", "register", "claims",
+           "get_claim", "select", "matches", "registered_ids", "claims_registered_by", "import_claims_module",
+           "load_errors", "load_user_claims", "UserClaimsError", "ClaimModuleWarning"]
 
 #: The entry-point group whose values are modules that register claims.
 ENTRY_POINT_GROUP = "theorycheck.claims"
 
 
+#: The distribution that ships this project's own claim modules (its topics).
+DISTRIBUTION = "theorycheck"
+#: Environment switch: ``THEORYCHECK_NO_PLUGINS=1`` loads only the claim modules
+#: that :data:`DISTRIBUTION` ships, skipping every third-party entry point.
+NO_PLUGINS_ENV = "THEORYCHECK_NO_PLUGINS"
+
+
+class ClaimModuleWarning(UserWarning):
+    """A third-party claims module failed to import and was skipped."""
+
+
+def _entry_points() -> list:
+    """Every entry point of the ``theorycheck.claims`` group, as installed (the one
+    place that reads them: tests replace it)."""
+    return list(entry_points(group=ENTRY_POINT_GROUP))
+
+
+def _normalised(name: str) -> str:
+    return "".join("-" if ch in "_." else ch for ch in name.lower())
+
+
+def is_own_entry_point(ep) -> bool:
+    """Whether entry point ``ep`` is declared by :data:`DISTRIBUTION` itself (a
+    shipped topic), not by a third-party package."""
+    dist = getattr(ep, "dist", None)
+    name = getattr(dist, "name", None) if dist is not None else None
+    return name is not None and _normalised(name) == _normalised(DISTRIBUTION)
+
+
+def plugins_disabled() -> bool:
+    """Whether :data:`NO_PLUGINS_ENV` asks to skip third-party claim modules."""
+    import os
+
+    return os.environ.get(NO_PLUGINS_ENV, "").strip().lower() not in ("", "0", "false", "no")
+
+
+def claim_entry_points() -> list:
+    """The ``theorycheck.claims`` entry points in use, sorted by name then module:
+    all of them, or only this distribution's own when ``THEORYCHECK_NO_PLUGINS=1``."""
+    eps = _entry_points()
+    if plugins_disabled():
+        eps = [ep for ep in eps if is_own_entry_point(ep)]
+    return sorted(eps, key=lambda ep: (ep.name, ep.value))
+
+
+def entry_point_names(module: str) -> list[str]:
+    """The names under which ``module`` is declared in the ``theorycheck.claims``
+    entry points (installed, whether or not plugins are switched off)."""
+    return sorted({ep.name for ep in _entry_points() if ep.value == module})
+
+
 def claim_modules() -> list[str]:
-    """The claim modules declared in the ``theorycheck.claims`` entry points."""
-    return sorted({ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)})
+    """The claim modules declared in the ``theorycheck.claims`` entry points
+    (only this distribution's own when ``THEORYCHECK_NO_PLUGINS=1``)."""
+    return sorted({ep.value for ep in claim_entry_points()})
 
 
 _REGISTRY: dict[str, Claim] = {}
@@ -197,9 +254,7 @@ def load_user_claims(spec: str) -> list[Claim]:
         raise UserClaimsError(f"cannot load claims from {label}: {_one_line(exc)}{where} — fix the "
                               f"module so that it imports") from None
     _USER_SPECS[name] = label
-    found = sorted((c for cid, c in _REGISTRY.items()
-                    if _ORIGIN.get(cid) == name or _ORIGIN.get(cid, "").startswith(name + ".")),
-                   key=lambda c: c.id)
+    found = claims_registered_by(name)
     if not found:
         raise UserClaimsError(f"{label} registers no claim: declare claims in it (e.g. "
                               f"proofs_check.inequality(...)) or register(...) engine claims")
@@ -263,16 +318,67 @@ def registered_ids() -> list[str]:
     return sorted(_REGISTRY)
 
 
+#: third-party claims module -> the one-line error that made :func:`_load_all` skip it
+_LOAD_ERRORS: dict[str, str] = {}
+
+
+def load_errors() -> dict[str, str]:
+    """Third-party claim modules skipped because they failed to import: module -> error."""
+    return dict(_LOAD_ERRORS)
+
+
+def claims_registered_by(module: str) -> list[Claim]:
+    """The claims (sorted by id) registered by the code of ``module`` or of its submodules."""
+    return sorted((c for cid, c in _REGISTRY.items()
+                   if _ORIGIN.get(cid) == module or _ORIGIN.get(cid, "").startswith(module + ".")),
+                  key=lambda c: c.id)
+
+
+def import_claims_module(module: str) -> types.ModuleType:
+    """Import ``module``; if that raises, the claims it registered before failing
+    are unregistered again, and the error propagates."""
+    before = set(_REGISTRY)
+    try:
+        return importlib.import_module(module)
+    except BaseException:
+        for cid in set(_REGISTRY) - before:
+            del _REGISTRY[cid]
+            _ORIGIN.pop(cid, None)
+        raise
+
+
+def _load_plugin(module: str, names: list[str]) -> None:
+    """Import a third-party claims module; if it fails, warn in one line and go on."""
+    try:
+        import_claims_module(module)
+    except Exception as exc:
+        _LOAD_ERRORS[module] = _one_line(exc)
+        import warnings
+
+        label = ", ".join(repr(n) for n in names)
+        warnings.warn_explicit(
+            f"claims module {module!r} (entry point {label} of {ENTRY_POINT_GROUP}) failed to import and "
+            f"is skipped: {_LOAD_ERRORS[module]}; fix or uninstall its package, or set "
+            f"{NO_PLUGINS_ENV}=1", ClaimModuleWarning, filename="theorycheck", lineno=0)
+
+
 def _load_all() -> None:
+    """Import every claims module of the entry points in use.  This distribution's
+    own modules raise on error; a third-party module that fails is skipped with a
+    :class:`ClaimModuleWarning`, and the others still load."""
     global _loaded
     if _loaded:
         return
-    modules = claim_modules()
-    if not modules:
+    eps = claim_entry_points()
+    if not eps:
         raise RuntimeError(f"no claim modules found in the entry-point group {ENTRY_POINT_GROUP!r}: "
                            f"is theorycheck installed (pip install .)?")
-    for name in modules:
-        importlib.import_module(name)
+    ours = {ep.value for ep in eps if is_own_entry_point(ep)}
+    for name in sorted({ep.value for ep in eps}):
+        if name in ours:
+            importlib.import_module(name)
+        else:
+            _load_plugin(name, sorted({ep.name for ep in eps if ep.value == name}))
     _loaded = True
 
 

@@ -1,16 +1,26 @@
-"""Frozen result objects, one per claim kind, each with ``to_dict()``."""
+"""Frozen results: the fields every verdict carries, and the words that explain one.
+
+:class:`Result` is the base of the result class of each kind (defined in the
+kind's module under :mod:`.kinds` as ``class XResult(Result, kind="x")``,
+which registers it: :func:`result_class`).  A result turns into plain JSON
+(:meth:`Result.to_dict`) and back (:meth:`Result.from_dict`, e.g. for
+``theorycheck report --from``), and explains itself in words for tables and
+the report: :meth:`~Result.summary`, :meth:`~Result.headline`,
+:meth:`~Result.interval`, :meth:`~Result.slack`,
+:meth:`~Result.budget_to_settle` and :meth:`~Result.settle_advice`
+(``docs/theory/engine.md`` §5).
+"""
 from __future__ import annotations
 
 import dataclasses
 import json
 import math
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 
 from .claims import to_jsonable
 
-__all__ = ["VERDICTS", "GUARANTEES", "Result", "ProbabilityResult", "IdentityResult", "InequalityResult",
-           "ScalingResult", "ComparisonResult"]
+__all__ = ["VERDICTS", "GUARANTEES", "Result", "result_class", "fmt", "summary_number"]
 
 VERDICTS = ("holds", "refuted", "inconclusive")
 
@@ -29,7 +39,26 @@ GUARANTEES = {
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class Result:
-    """Fields every verdict carries."""
+    """Fields every verdict carries.
+
+    A kind's result class subclasses it with ``kind="<name>"`` in the class
+    statement (registering it for :meth:`from_dict`), adds its fields and
+    fills in the words: :meth:`summary`, :meth:`headline`, :attr:`unit` and,
+    where they apply, :meth:`interval`, :meth:`slack`,
+    :meth:`budget_to_settle` and :meth:`settle_advice`.
+    """
+
+    #: The unit of the kind's budget, for sentences (``"trials"``, ``"cases"``, ...).
+    unit: ClassVar[str] = "units"
+
+    def __init_subclass__(cls, kind: str | None = None, **kw) -> None:
+        super().__init_subclass__(**kw)
+        if kind is not None:
+            old = _RESULT_CLASSES.get(kind)
+            if old is not None and (old.__module__, old.__qualname__) != (cls.__module__, cls.__qualname__):
+                raise TypeError(f"result kind {kind!r} is defined twice: by {old.__module__}."
+                                f"{old.__qualname__} and {cls.__module__}.{cls.__qualname__}")
+            _RESULT_CLASSES[kind] = cls
 
     claim: str
     kind: str
@@ -66,12 +95,14 @@ class Result:
     @staticmethod
     def from_dict(d: Mapping[str, Any]) -> "Result":
         """The result a :meth:`to_dict` produced (e.g. a line of ``results.jsonl``),
-        of the class its ``kind`` names; unknown keys are refused."""
+        of the class its ``kind`` names; unknown keys are refused.  The kinds are
+        those defined so far: every built-in one once :mod:`.kinds` is imported
+        (``proofs_check.engine.Result`` comes through it)."""
         if not isinstance(d, Mapping) or "kind" not in d:
             raise ValueError("a result dict needs a 'kind'")
         cls = _RESULT_CLASSES.get(d["kind"])
         if cls is None:
-            raise ValueError(f"unknown result kind {d['kind']!r}")
+            raise ValueError(f"unknown result kind {d['kind']!r} (known: {', '.join(_RESULT_CLASSES)})")
         names = {f.name: f for f in dataclasses.fields(cls)}
         extra = set(d) - set(names) - {"as_expected"}
         if extra:
@@ -88,144 +119,106 @@ class Result:
             kw[name] = value
         return cls(**kw)
 
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.claim}: {self.verdict}; {self.summary()}; seed={self.seed})"
+
+    # -- the words: what a table and the report say about the result ----------
+
     def summary(self) -> str:
         """The headline number with its uncertainty, for tables."""
         return ""
 
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.claim}: {self.verdict}; {self.summary()}; seed={self.seed})"
+    def headline(self) -> str:
+        """The one number the verdict rests on, named (the report's headline)."""
+        return self.summary()
+
+    def interval(self, level: str) -> str | None:
+        """``"<level> <what> [a, b] for <quantity>"`` for kinds with an interval, else ``None``."""
+        return None
+
+    def slack(self) -> list[str]:
+        """How far the verdict is from the other side, in the claim's own terms."""
+        return []
+
+    def budget_to_settle(self) -> int | None:
+        """The total budget at which the current estimate would be decided if it
+        stayed where it is, in whole chunks; ``None`` when no budget would (the
+        estimate on the threshold, an infinite interval) or the kind has no interval."""
+        return None
+
+    def settle_advice(self) -> str | None:
+        """For an inconclusive verdict: the budget or the method that would settle it."""
+        if self.verdict != "inconclusive":
+            return None
+        return self.budget_advice(self.budget_to_settle())
+
+    # -- helpers of the words -------------------------------------------------
+
+    @property
+    def chunk_size(self) -> int:
+        """Units per chunk of the run (budget / chunks)."""
+        return max(1, self.budget // max(1, self.chunks))
+
+    def whole_chunks(self, n: float) -> int:
+        """``n`` units rounded up to whole chunks of this run."""
+        return int(math.ceil(n / self.chunk_size) * self.chunk_size)
+
+    def budget_advice(self, need: int | None, *, extendable: bool = False, options: str = "",
+                      rule: str | None = None) -> str:
+        """The words for settling by budget: ``need`` units in total (``None``: no
+        budget would).  ``extendable``: the interval is anytime-valid, so the run
+        may be continued (``--resume``); otherwise a fresh run with a new seed
+        and the command-line ``options`` of its method.  ``rule`` names how
+        ``need`` was estimated (default: a half-width shrinking like ``1/√n``)."""
+        unit, n_now = self.unit, self.budget
+        if need is None:
+            return (f"no budget settles it if the estimate stays where it is (it sits on the threshold); "
+                    f"{n_now} {unit} so far")
+        if extendable:
+            how = (f"continue the run (anytime-valid, so extending is allowed): `theorycheck verify "
+                   f"{self.claim} --out DIR --resume --budget {need}`")
+        else:
+            how = (f"a fresh run with a new seed: `theorycheck verify {self.claim} --seed NEW{options} --budget "
+                   f"{need}` (a fixed-sample interval must not be extended after its verdict was seen)")
+        if rule is None:
+            rule = "interval half-width ∝ 1/√n" + ("; a lower estimate for an anytime-valid sequence"
+                                                   if extendable else "")
+        return (f"≈ {need} {unit} in total ({need / max(n_now, 1):.2g}× the {n_now} {unit} run so far), if "
+                f"the estimate stays where it is ({rule}); {how}")
 
 
-def _fmt(x: float) -> str:
+#: kind name -> result class, filled as the kinds' result classes are defined
+_RESULT_CLASSES: dict[str, type] = {}
+
+
+def result_class(kind: str) -> type | None:
+    """The result class of ``kind`` (``None`` if no such kind is defined)."""
+    return _RESULT_CLASSES.get(kind)
+
+
+def summary_number(x: float) -> str:
+    """A number in a one-line summary: 4 significant digits, ``nan`` for a missing one."""
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "nan"
     return f"{x:.4g}"
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
-class ProbabilityResult(Result):
-    """``P(event) ≤ delta``: counts, estimate, interval, e-values.
-
-    ``ci`` is the anytime-valid confidence sequence at the stopping time
-    (``method="anytime"``) or the exact Clopper–Pearson interval
-    (``method="fixed"``), both at level ``1 − α``."""
-
-    trials: int
-    events: int
-    p_hat: float
-    ci: tuple[float, float]
-    delta: float
-    method: str
-    stopped_early: bool
-    log_e_below: float
-    log_e_above: float
-    further_trials: int | None
-
-    def proportion_ci(self) -> tuple[float, float]:
-        return self.ci
-
-    def summary(self) -> str:
-        more = ""
-        if self.further_trials:
-            more = (f"; ~{self.further_trials} more trials (--resume --budget) would likely settle it"
-                    if self.method == "anytime" else
-                    f"; a fresh --fixed run (new seed) of ~{self.trials + self.further_trials} trials "
-                    f"would likely settle it")
-        what = "CS" if self.method == "anytime" else "CI"
-        return (f"p̂={_fmt(self.p_hat)} {what}[{_fmt(self.ci[0])}, {_fmt(self.ci[1])}] vs δ={_fmt(self.delta)}"
-                f" ({self.events}/{self.trials}){more}")
-
-
-@dataclass(frozen=True, kw_only=True, repr=False)
-class IdentityResult(Result):
-    """``lhs = rhs``: worst errors over the cases, and the symbolic proof."""
-
-    cases: int
-    max_abs_error: float
-    max_scaled_error: float
-    tol: float
-    tol_mode: str
-    proved: bool | None
-
-    def summary(self) -> str:
-        proof = {True: ", sympy proof ok", False: ", sympy proof FAILED", None: ""}[self.proved]
-        err = f"max err {_fmt(self.max_abs_error)} ({self.tol_mode} {_fmt(self.max_scaled_error)} vs tol {self.tol:g})"
-        if self.verdict == "holds" and not self.proved:
-            return f"no violation found in {self.cases} cases; {err}"
-        return f"{err} over {self.cases} cases{proof}"
-
-
-@dataclass(frozen=True, kw_only=True, repr=False)
-class InequalityResult(Result):
-    """``lhs ≤ rhs``: the tightest point found and how it was confirmed."""
-
-    evaluations: int
-    worst_ratio: float
-    worst_lhs: float
-    worst_rhs: float
-    worst_point: Any
-    nonfinite: int
-    confirmed_by: str
-
-    worst_margin: float = math.nan
-    artefacts: int = 0
-
-    def summary(self) -> str:
-        tight = (f"max lhs/rhs={_fmt(self.worst_ratio)}" if math.isfinite(self.worst_ratio)
-                 else f"max lhs−rhs={_fmt(self.worst_margin)}")
-        if self.verdict == "holds":
-            return f"no violation found in {self.evaluations} evaluations; {tight}"
-        return f"{tight} over {self.evaluations} evaluations ({self.confirmed_by})"
-
-
-@dataclass(frozen=True, kw_only=True, repr=False)
-class ScalingResult(Result):
-    """``y ∝ x^a``: the fitted exponent, its interval and the data."""
-
-    x: tuple
-    y_mean: tuple
-    y_se: tuple
-    replicates: int
-    exponent: float
-    exponent_ci: tuple[float, float] | None
-    exponent_lo: float
-    exponent_hi: float
-    deterministic: bool = False
-    local_exponents: tuple = ()
-
-    def summary(self) -> str:
-        window = f"[{_fmt(self.exponent_lo)}, {_fmt(self.exponent_hi)}]"
-        if self.deterministic:
-            local = (f"; local slopes {_fmt(min(self.local_exponents))}…{_fmt(max(self.local_exponents))}"
-                     if self.local_exponents else "")
-            return f"exponent {_fmt(self.exponent)} (exact fit over the grid{local}) vs {window}"
-        ci = self.exponent_ci
-        return (f"exponent {_fmt(self.exponent)} CI[{_fmt(ci[0])}, {_fmt(ci[1])}]"
-                f" vs {window} ({self.replicates} replicates)")
-
-
-@dataclass(frozen=True, kw_only=True, repr=False)
-class ComparisonResult(Result):
-    """Paired comparison: mean difference and its interval (a betting
-    confidence sequence with declared bounds, else Hall's interval)."""
-
-    n: int
-    mean_diff: float
-    ci: tuple[float, float]
-    threshold: float
-    alternative: str
-    sd: float = math.nan
-    skewness: float = math.nan
-    bounds: tuple | None = None
-    method: str = ""
-
-    def summary(self) -> str:
-        op = "<" if self.alternative == "less" else ">"
-        what = "CS" if self.method == "betting" else "CI"
-        return (f"mean diff {_fmt(self.mean_diff)} {what}[{_fmt(self.ci[0])}, {_fmt(self.ci[1])}] "
-                f"{op} {self.threshold:g}? (n={self.n})")
-
-
-_RESULT_CLASSES = {"probability": ProbabilityResult, "identity": IdentityResult,
-                   "inequality": InequalityResult, "scaling": ScalingResult,
-                   "comparison": ComparisonResult}
+def fmt(x, digits: int = 4) -> str:
+    """A number in the report's words: ``digits`` significant digits, integers
+    whole, ``nan``, ``∞`` and the minus sign spelt out (``—`` for none)."""
+    if x is None:
+        return "—"
+    if isinstance(x, bool):
+        return str(x)
+    if isinstance(x, int):
+        return str(x)
+    try:
+        x = float(x)
+    except (TypeError, ValueError):
+        return str(x)
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "∞" if x > 0 else "−∞"
+    text = f"{x:.{digits}g}"
+    return text.replace("-", "−") if text.startswith("-") else text

@@ -1,4 +1,4 @@
-"""The chunked Monte Carlo runner (spec ``verification.md`` §4).
+"""The chunked Monte Carlo runner (``docs/theory/engine.md`` §3).
 
 A run is defined by a root seed and a number of fixed-size chunks.  Chunk
 ``k`` draws from ``SeedSequence(seed, spawn_key=(k,))`` — the same stream as
@@ -6,18 +6,25 @@ A run is defined by a root seed and a number of fixed-size chunks.  Chunk
 ``(seed, k, chunk_size)``.  Results are combined in index order, and an early
 stop is decided on the index-ordered prefix, so totals and stopping points are
 identical on every executor and worker count.
+
+The seed is checked once where a run starts (:func:`map_chunks` here,
+``verify_claim`` and ``measure`` above) and handed down: :func:`run_chunks`
+and the per-chunk generator take it as checked.  :func:`chunk_rng` and
+:func:`run_chunk`, public for callers outside the engine, check their own.
 """
 from __future__ import annotations
 
+import json
 from typing import Callable, Sequence
 
 import numpy as np
 
+from .errors import ResultFileError
 from .executors import Executor, make_executor
-from .store import ChunkStore
-from .validate import check_int
+from .store import ChunkStore, dump_stats, plain_stats
+from .validate import check_int, check_seed
 
-__all__ = ["chunk_rng", "run_chunk", "map_chunks", "run_chunks"]
+__all__ = ["chunk_rng", "run_chunk", "map_chunks", "run_chunks", "spot_check"]
 
 
 #: map_chunks returns every chunk's result in a list: at most this many.
@@ -26,9 +33,7 @@ MAX_MAPPED_CHUNKS = 10 ** 7
 
 def chunk_rng(seed: int, k: int) -> np.random.Generator:
     """The generator of chunk ``k`` under root ``seed``."""
-    seed = check_int("seed", seed, lo=0)
-    k = check_int("k", k, lo=0)
-    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(k,)))
+    return _chunk_rng(check_seed(seed), check_int("k", k, lo=0))
 
 
 def run_chunk(task: Callable, seed: int, k: int, n: int):
@@ -36,8 +41,14 @@ def run_chunk(task: Callable, seed: int, k: int, n: int):
     return task(chunk_rng(seed, k), n)
 
 
-def _check_seed(seed) -> int:
-    return check_int("seed", seed, lo=0)
+def _chunk_rng(seed: int, k: int) -> np.random.Generator:
+    """:func:`chunk_rng` for a checked seed and index (the runner's own calls)."""
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(k,)))
+
+
+def _run_chunk(task: Callable, seed: int, k: int, n: int):
+    """:func:`run_chunk` for a checked seed and index (what the executors call)."""
+    return task(_chunk_rng(seed, k), n)
 
 
 def map_chunks(task: Callable, budget: int, *, chunk_size: int, seed: int = 0,
@@ -53,7 +64,7 @@ def map_chunks(task: Callable, budget: int, *, chunk_size: int, seed: int = 0,
         raise TypeError(f"task must be a callable task(rng, n), got {type(task).__name__}")
     budget = check_int("budget", budget, lo=1)
     chunk_size = check_int("chunk_size", chunk_size, lo=1)
-    seed = _check_seed(seed)
+    seed = check_seed(seed)
     n_chunks = -(-budget // chunk_size)
     if n_chunks > MAX_MAPPED_CHUNKS:
         raise ValueError(f"budget {budget} in chunks of {chunk_size} makes {n_chunks} chunks, more than the "
@@ -65,7 +76,7 @@ def map_chunks(task: Callable, budget: int, *, chunk_size: int, seed: int = 0,
     try:
         done_units = 0
         tasks = ((k, (task, seed, k, sizes[k])) for k in range(n_chunks))
-        for k, res in ex.imap(run_chunk, tasks, window=2 * ex.workers):
+        for k, res in ex.imap(_run_chunk, tasks, window=2 * ex.workers):
             out[k] = res
             done_units += sizes[k]
             if progress is not None:
@@ -86,8 +97,8 @@ def run_chunks(task: Callable, n_chunks: int, *, chunk_size: int, seed: int,
     keeps it.  ``stop(stats)`` is called on each chunk's statistics in index
     order; when it returns True the run ends there and the returned prefix
     ends with that chunk.  Returns the list of chunk statistics used.
+    ``seed`` is a checked root seed (:func:`.validate.check_seed`).
     """
-    seed = _check_seed(seed)
     done: dict[int, list] = dict(store.chunks) if store is not None else {}
     prefix: list = []
 
@@ -108,7 +119,7 @@ def run_chunks(task: Callable, n_chunks: int, *, chunk_size: int, seed: int,
     # one chunk in flight per worker: with early stopping every chunk beyond the stopping
     # point is wasted work (it runs to its end), and 2x the workers wasted up to twice as much
     # on a loaded machine (issue 13); the window changes the time only, never the prefix used
-    gen = executor.imap(run_chunk, tasks, window=executor.workers)
+    gen = executor.imap(_run_chunk, tasks, window=executor.workers)
     try:
         for k, stats in gen:
             if isinstance(stats, list):
@@ -123,3 +134,18 @@ def run_chunks(task: Callable, n_chunks: int, *, chunk_size: int, seed: int,
     finally:
         gen.close()
     return prefix
+
+
+def spot_check(store: ChunkStore, task, seed: int) -> None:
+    """Recompute the highest stored chunk and compare it with the stored one:
+    a record that checks out by range and checksum but was not produced by this
+    code and seed (an edit that recomputed the sum, a file from elsewhere) is
+    refused.  Costs one chunk; ``seed`` is a checked root seed."""
+    if not store.chunks:
+        return
+    k = max(store.chunks)
+    fresh = json.loads(dump_stats(plain_stats(_run_chunk(task, seed, k, int(store.header["chunk_size"])))))
+    if fresh != store.chunks[k]:
+        raise ResultFileError(f"result store {store.db_path}: chunk {k} of {store.name} differs from a "
+                              f"recomputation with this code and seed; it was edited or written by other "
+                              f"code — delete the store or run without --resume")

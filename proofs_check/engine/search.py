@@ -1,4 +1,4 @@
-"""Worst-case search for deterministic inequalities (``verification.md`` §3).
+"""Worst-case search for deterministic inequalities (``docs/theory/engine.md`` §4).
 
 A point θ violates ``lhs ≤ rhs`` when the signed margin exceeds the
 floating-point allowance: ``lhs − rhs > atol + rtol·|rhs|`` (:func:`violates`;

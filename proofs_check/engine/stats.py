@@ -1,4 +1,4 @@
-"""Statistics behind verdicts (spec ``verification.md`` §2).
+"""Statistics behind verdicts (``docs/theory/engine.md`` §2).
 
 * :func:`clopper_pearson` — exact binomial interval (``scipy.stats.binomtest``'s
   ``method='exact'``), used at a fixed budget.
@@ -21,22 +21,30 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import betainc, betaincc, betaln
 
 
-class _LazyStats:
-    """``scipy.stats``, imported on first use (it costs ~1 s; the CLI answers bad
-    input before any statistics are needed)."""
+class _Lazy:
+    """A SciPy module imported on first use (``scipy.stats`` costs ~1 s, ``scipy.special``
+    a third of that; the CLI answers bad input, and claims are declared, before any
+    statistics are needed)."""
+
+    def __init__(self, module: str):
+        self._module = module
 
     def __getattr__(self, name):
-        from scipy import stats
+        import importlib
 
-        return getattr(stats, name)
+        return getattr(importlib.import_module(self._module), name)
 
 
-_st = _LazyStats()
+_st = _Lazy("scipy.stats")
+_sp = _Lazy("scipy.special")
 
-__all__ = ["clopper_pearson", "beta_prior", "log_e_below", "log_e_above", "anytime_decision",
+#: p-value below which chunks are reported as disagreeing more than independent
+#: trials allow (fixed in advance; a false warning has probability ≤ 1e-3).
+DISPERSION_LEVEL = 1e-3
+
+__all__ = ["DISPERSION_LEVEL", "clopper_pearson", "beta_prior", "log_e_below", "log_e_above", "anytime_decision",
            "probability_cs", "trials_to_decide", "t_interval", "slope_interval", "hall_interval",
            "sample_skewness", "binomial_dispersion_pvalue", "anova_dispersion_pvalue"]
 
@@ -68,12 +76,12 @@ def log_e_below(k: int, n: int, delta: float, a: float = 1.0, b: float | None = 
 
     the likelihood ratio mixed over ``q ∈ [0, δ)`` with a truncated
     ``Beta(a, b)`` prior.  A supermartingale under every ``p ≥ δ``
-    (DERIVED, verification.md §2).
+    (DERIVED, ``docs/theory/engine.md`` §2).
     """
     if b is None:
         a, b = beta_prior(delta)
-    return (betaln(k + a, n - k + b) + _log(betainc(k + a, n - k + b, delta))
-            - betaln(a, b) - _log(betainc(a, b, delta))
+    return (_sp.betaln(k + a, n - k + b) + _log(_sp.betainc(k + a, n - k + b, delta))
+            - _sp.betaln(a, b) - _log(_sp.betainc(a, b, delta))
             - k * math.log(delta) - (n - k) * math.log1p(-delta))
 
 
@@ -81,8 +89,8 @@ def log_e_above(k: int, n: int, delta: float, a: float = 1.0, b: float | None = 
     """Mirror of :func:`log_e_below`: mixes over ``q ∈ (δ, 1]``; certifies ``p > δ``."""
     if b is None:
         a, b = beta_prior(delta)
-    return (betaln(k + a, n - k + b) + _log(betaincc(k + a, n - k + b, delta))
-            - betaln(a, b) - _log(betaincc(a, b, delta))
+    return (_sp.betaln(k + a, n - k + b) + _log(_sp.betaincc(k + a, n - k + b, delta))
+            - _sp.betaln(a, b) - _log(_sp.betaincc(a, b, delta))
             - k * math.log(delta) - (n - k) * math.log1p(-delta))
 
 

@@ -31,17 +31,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import re
 import sqlite3
 import time
 from pathlib import Path
 
+from .claims import claim_class
 from .errors import ResultFileError
 
 __all__ = ["FORMAT", "DB_NAME", "ChunkStore", "ResultFileError", "check_stats", "checksum", "export_path",
-           "spot_check"]
+           "dump_stats", "plain_stats"]
 
 FORMAT = "theorycheck-chunks/2"
 OLD_FORMATS = ("theorycheck-chunks/1",)
@@ -55,33 +55,23 @@ def export_path(out, name: str) -> Path:
     return Path(out) / f"{safe}.chunks.jsonl"
 
 
-def _finite(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-
-
-def _number(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and not math.isnan(x)
-
-
 def checksum(fingerprint: str, k: int, text: str) -> str:
     """Integrity sum of a stored chunk: catches an edited or damaged record
     (a deliberate edit that recomputes it is caught by the resume spot check)."""
     return hashlib.sha256(f"{fingerprint}:{k}:{text}".encode()).hexdigest()[:16]
 
 
-def _dump(stats) -> str:
+def dump_stats(stats) -> str:
+    """Chunk statistics as the compact JSON text that is stored and checksummed."""
     return json.dumps(stats, separators=(",", ":"), allow_nan=True)
 
 
 def check_stats(kind: str, stats, chunk_size: int) -> str | None:
     """Why ``stats`` cannot be the statistics of one chunk of ``kind`` (``None`` if they can).
 
-    probability ``[events]`` with integer events in ``[0, chunk_size]``;
-    identity ``[cases, max_abs, max_scaled]`` (cases a positive integer,
-    errors ≥ 0 or ``inf``); inequality ``[evals, nonfinite, artefacts, status,
-    score, lhs, rhs, *θ]``; scaling a list of numbers (NaN marks a censored
-    value); comparison ``chunk_size`` finite differences; experiment a mapping
-    of per-trial lists of length ``chunk_size``.
+    An experiment's chunk is a mapping of per-trial lists of length
+    ``chunk_size``; a claim's is a list, range-checked by its kind
+    (``check_stats`` of the claim class, in the kind's module under :mod:`.kinds`).
     """
     if kind == "experiment":
         if not isinstance(stats, dict) or not stats:
@@ -92,59 +82,23 @@ def check_stats(kind: str, stats, chunk_size: int) -> str | None:
         return None
     if not isinstance(stats, list):
         return "statistics must be a list"
-    if kind == "probability":
-        if len(stats) != 1 or not isinstance(stats[0], int) or isinstance(stats[0], bool) \
-                or not 0 <= stats[0] <= chunk_size:
-            return f"events must be one integer in [0, {chunk_size}]"
-    elif kind == "identity":
-        if len(stats) != 3 or not isinstance(stats[0], int) or stats[0] < 1 \
-                or not all(_number(v) and v >= 0 for v in stats[1:]):
-            return "identity statistics are [cases ≥ 1, max_abs ≥ 0, max_scaled ≥ 0]"
-    elif kind == "inequality":
-        if len(stats) < 7 or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
-                                     for v in stats[:3]) or stats[3] not in (0, 1, 2) \
-                or stats[0] < 1 or stats[1] > stats[0] or stats[2] > stats[0]:
-            return "inequality statistics are [evals ≥ 1, nonfinite, artefacts, status 0/1/2, score, lhs, rhs, θ…]"
-        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in stats[4:]):
-            return "inequality score, sides and point must be numbers"
-    elif kind == "scaling":
-        if not stats or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in stats):
-            return "scaling statistics must be a non-empty list of numbers"
-    elif kind == "comparison":
-        if len(stats) != chunk_size or not all(_finite(v) for v in stats):
-            return f"a comparison chunk holds {chunk_size} finite differences"
-    else:
+    cls = claim_class(kind)
+    if cls is None:
         return f"unknown kind {kind!r}"
-    return None
+    return cls.check_stats(stats, chunk_size)
 
 
-def _plain(stats):
+def plain_stats(stats):
+    """Chunk statistics with NumPy scalars made plain Python numbers (as stored)."""
     import numpy as np
 
     if isinstance(stats, dict):
-        return {k: _plain(v) for k, v in stats.items()}
+        return {k: plain_stats(v) for k, v in stats.items()}
     if isinstance(stats, (list, tuple)):
-        return [_plain(v) for v in stats]
+        return [plain_stats(v) for v in stats]
     if isinstance(stats, np.generic):
         return stats.item()
     return stats
-
-
-def spot_check(store: "ChunkStore", task, seed: int) -> None:
-    """Recompute the highest stored chunk and compare it with the stored one:
-    a record that checks out by range and checksum but was not produced by this
-    code and seed (an edit that recomputed the sum, a file from elsewhere) is
-    refused.  Costs one chunk."""
-    if not store.chunks:
-        return
-    from .runner import run_chunk
-
-    k = max(store.chunks)
-    fresh = json.loads(_dump(_plain(run_chunk(task, seed, k, int(store.header["chunk_size"])))))
-    if fresh != store.chunks[k]:
-        raise ResultFileError(f"result store {store.db_path}: chunk {k} of {store.name} differs from a "
-                              f"recomputation with this code and seed; it was edited or written by other "
-                              f"code — delete the store or run without --resume")
 
 
 class ChunkStore:
@@ -342,7 +296,7 @@ class ChunkStore:
                 k, stats = rec["k"], rec["stats"]
                 if not isinstance(k, int) or isinstance(k, bool) or k < 0:
                     raise ValueError("bad chunk index")
-                if rec["sum"] != checksum(str(self.header.get("fingerprint")), k, _dump(stats)):
+                if rec["sum"] != checksum(str(self.header.get("fingerprint")), k, dump_stats(stats)):
                     raise ValueError("checksum mismatch")
             except (json.JSONDecodeError, ValueError, TypeError):
                 raise ResultFileError(f"result file {path} is corrupt at line {i}") from None
@@ -374,7 +328,7 @@ class ChunkStore:
 
     # -- writing ---------------------------------------------------------------
     def _insert_chunk(self, run_id: int, k: int, stats) -> None:
-        text = _dump(stats)
+        text = dump_stats(stats)
         self._execute("INSERT OR IGNORE INTO chunks (run_id, k, stats, sum) VALUES (?, ?, ?, ?)",
                       (run_id, k, text, checksum(self.header["fingerprint"], k, text)))
 
@@ -407,7 +361,7 @@ class ChunkStore:
         lines = [json.dumps(head, separators=(",", ":"))]
         fp = self.header["fingerprint"]
         lines += [json.dumps({"k": k, "stats": self.chunks[k],
-                              "sum": checksum(fp, k, _dump(self.chunks[k]))}, separators=(",", ":"))
+                              "sum": checksum(fp, k, dump_stats(self.chunks[k]))}, separators=(",", ":"))
                   for k in sorted(self.chunks)]
         lines += [json.dumps({"eval": e}, separators=(",", ":")) for e in self.evaluations]
         try:

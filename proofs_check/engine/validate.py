@@ -10,14 +10,17 @@ import numbers
 
 import numpy as np
 
+from .limits import MAX_BUDGET, MIN_ALPHA
+
 __all__ = ["as_generator", "check_int", "check_real", "check_open_unit", "check_finite_array",
-           "check_choice", "check_bool", "check_instance", "shown"]
+           "check_choice", "check_bool", "check_instance", "shown",
+           "check_alpha", "check_budget", "check_seed"]
 
 
 def as_generator(rng, name: str = "rng") -> np.random.Generator:
     """A ``numpy.random.Generator`` from a Generator, SeedSequence, int ≥ 0 or None.
 
-    ``None`` is refused: randomness must be explicit (spec README).
+    ``None`` is refused: randomness must be explicit (``docs/theory/engine.md`` §3).
     """
     if isinstance(rng, np.random.Generator):
         return rng
@@ -135,3 +138,26 @@ def check_choice(name: str, value, allowed) -> str:
     if not ok or isinstance(value, bool) and not any(isinstance(a, bool) for a in allowed):
         raise ValueError(f"{name} must be one of {sorted(allowed, key=str)}, got {shown(value)}")
     return value
+
+
+# -- the three arguments of every run: checked once where a run starts ----------
+
+def check_alpha(alpha) -> float:
+    """An error level α: a real number in ``[MIN_ALPHA, 1)`` (:data:`.limits.MIN_ALPHA`)."""
+    a = check_real("alpha", alpha)
+    if not 0.0 < a < 1.0:
+        raise ValueError(f"alpha must lie in the open interval (0, 1), got {shown(alpha)}")
+    if a < MIN_ALPHA:
+        raise ValueError(f"alpha must be at least {MIN_ALPHA:g} (smaller levels are beyond double "
+                         f"precision), got {a!r}")
+    return a
+
+
+def check_budget(budget) -> int:
+    """A budget: an integer in ``[1, MAX_BUDGET]`` (:data:`.limits.MAX_BUDGET`)."""
+    return check_int("budget", budget, lo=1, hi=MAX_BUDGET)
+
+
+def check_seed(seed) -> int:
+    """A root seed: an integer ≥ 0."""
+    return check_int("seed", seed, lo=0)

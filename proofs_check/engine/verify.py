@@ -8,51 +8,28 @@ and applies the decision of the claim's kind (:mod:`.decide`).
 from __future__ import annotations
 
 import dataclasses
-import math
 import time
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
-
-from . import decide
+from .decide import decide, decision_method, early_stop, extension_is_valid
+from .chunkstats import as_arrays
 from .claims import Claim
-from .kinds import InequalityClaim, ScalingClaim
+from .executors import Executor, executor_kind, make_executor
+from .measure import experiment_chunks
 from .registry import check_portable, portable_task
-from .shrink import shrink_result
-from .experiment import as_arrays, experiment_chunks
-from .executors import MAX_WORKERS, Executor, make_executor
-from .limits import MAX_BUDGET, MIN_ALPHA
 from .results import Result
-from .runner import run_chunks
-from .store import ChunkStore, export_path, spot_check
-from .validate import check_int, check_open_unit
+from .runner import run_chunks, spot_check
+from .store import ChunkStore, export_path
+from .validate import check_alpha, check_budget, check_seed
 
-__all__ = ["verify_claim", "verify_claims", "check_alpha", "check_budget", "check_seed", "result_path"]
+__all__ = ["verify_claim", "result_path", "METHODS"]
 
+#: The decision methods a caller may ask for (kinds with a choice read it; the
+#: others decide their own way whatever it is).
 METHODS = ("anytime", "fixed")
-
-
-def check_alpha(alpha) -> float:
-    """α in ``[MIN_ALPHA, 1)``."""
-    a = check_open_unit("alpha", alpha)
-    if a < MIN_ALPHA:
-        raise ValueError(f"alpha must be at least {MIN_ALPHA:g} (smaller levels are beyond double "
-                         f"precision), got {a!r}")
-    return a
-
-
-
-def check_budget(budget) -> int:
-    """A budget: an integer in ``[1, MAX_BUDGET]``."""
-    return check_int("budget", budget, lo=1, hi=MAX_BUDGET)
-
-
-def check_seed(seed) -> int:
-    """A root seed: an integer ≥ 0."""
-    return check_int("seed", seed, lo=0)
-
 
 def result_path(out, claim_id: str) -> Path:
     """``OUT/<claim id>.chunks.jsonl``: the JSON-lines export of the claim's newest
@@ -99,16 +76,13 @@ def verify_claim(claim: Claim, *, budget: int | None = None, seed: int = 0, alph
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     budget = check_budget(budget if budget is not None else
                           (claim.quick_budget if quick else claim.default_budget))
-    n_chunks = -(-budget // claim.chunk_size)             # exact integer ceiling
-    if isinstance(claim, ScalingClaim):
-        n_chunks = 1 if claim.deterministic else max(n_chunks, math.ceil(2 / claim.chunk_size))
-    decision = decide.decision_method(claim, method)
+    n_chunks = claim.planned_chunks(-(-budget // claim.chunk_size))    # exact integer ceiling
+    decision = decision_method(claim, method)
     header = {"claim": claim.id, "kind": claim.kind, "fingerprint": claim.fingerprint(),
               "seed": seed, "chunk_size": int(claim.chunk_size), "alpha": alpha, "method": decision}
     if resume and out is None:
         raise ValueError("resume needs an output folder (--out DIR) holding the earlier result file")
-    kind = _executor_kind(executor, scheduler)
-    check_portable([claim], kind)                      # before anything is written
+    check_portable([claim], executor_kind(executor, scheduler))      # before anything is written
     store = ChunkStore.open(out, claim.id, header, resume=resume)
     try:
         _check_extension(store, claim, decision, n_chunks)
@@ -117,7 +91,7 @@ def verify_claim(claim: Claim, *, budget: int | None = None, seed: int = 0, alph
     except ValueError:
         store.close()
         raise
-    stop = decide.early_stop(claim, alpha, method)
+    stop = early_stop(claim, alpha, method)
 
     t0 = time.perf_counter()
     owned = not isinstance(executor, Executor)
@@ -137,10 +111,8 @@ def verify_claim(claim: Claim, *, budget: int | None = None, seed: int = 0, alph
                           budget=len(prefix) * claim.chunk_size, chunks=len(prefix),
                           params=dict(claim.params), notes=claim.notes, role=claim.role,
                           expected=claim.expected)
-            result = decide.decide(claim, prefix, alpha, method, n_chunks, common)
-            if (isinstance(claim, InequalityClaim) and result.verdict == "refuted"
-                    and claim.default_point is not None):
-                result = shrink_result(claim, result, prefix, seed)   # a readable counterexample
+            result = claim.finish(decide(claim, prefix, alpha, method, n_chunks, common),
+                                  prefix, seed)
             store.record_evaluation({"method": decision, "alpha": alpha, "chunks": len(prefix),
                                      "planned_chunks": n_chunks, "verdict": result.verdict})
     finally:
@@ -150,53 +122,9 @@ def verify_claim(claim: Claim, *, budget: int | None = None, seed: int = 0, alph
     return dataclasses.replace(result, elapsed_s=round(time.perf_counter() - t0, 6))
 
 
-def verify_claims(claims, *, executor: str | Executor | None = None, workers: int | None = None,
-                  scheduler: str | None = None, progress_for: Callable | None = None,
-                  across_claims: bool = False, **kw):
-    """Verify several claims on one executor; yields each result as it is decided.
-
-    ``kw`` are :func:`verify_claim`'s keywords (budget, seed, alpha, quick,
-    out, resume, method); ``progress_for(claim)`` may return a progress
-    callback for that claim.  Claims that read the same experiment share its
-    chunks (measured once in this process).
-
-    ``across_claims=True`` with the default executor (``None``/``"auto"``, no
-    scheduler) and more than one core runs whole claims in parallel worker
-    processes instead (:mod:`.across_claims`): the same verdicts, bitwise, in
-    the same order, without per-chunk progress."""
-    claims = list(claims)
-    check_portable(claims, _executor_kind(executor, scheduler))   # every claim, before any runs
-    if across_claims and executor in (None, "auto") and scheduler is None and len(claims) > 1:
-        from .across_claims import verify_across_claims
-        from .executors import default_workers
-
-        n = default_workers() if workers is None else check_int("workers", workers, lo=1, hi=MAX_WORKERS)
-        if n > 1:
-            yield from verify_across_claims(claims, workers=n, **kw)
-            return
-    owned = not isinstance(executor, Executor)
-    ex = make_executor(executor, workers, scheduler)
-    try:
-        for c in claims:
-            yield verify_claim(c, executor=ex,
-                               progress=None if progress_for is None else progress_for(c), **kw)
-    finally:
-        if owned:
-            ex.close()
-
-
-def _executor_kind(executor, scheduler) -> str:
-    """The executor's name before it is made (``"auto"`` never ships tasks to processes)."""
-    if isinstance(executor, Executor):
-        return executor.name
-    if executor is None:
-        return "dask" if scheduler else "auto"
-    return str(executor)
-
-
 def _chunks_from_experiment(claim: Claim, n_chunks: int, *, seed, executor, out, store, stop, progress):
     """The claim's chunk statistics derived from its experiment's chunks
-    (:func:`.experiment.experiment_chunks`: measured once per process and,
+    (:func:`.measure.experiment_chunks`: measured once per process and,
     with ``out``, stored in ``OUT/experiments/``), stopping where ``stop`` says."""
     to_stats = claim.stats_function()
 
@@ -219,7 +147,7 @@ def _check_extension(store: ChunkStore, claim: Claim, decision: str, n_chunks: i
     if not store.evaluations:
         return
     seen = store.evaluations
-    if not decide.extension_is_valid(decision):
+    if not extension_is_valid(claim, decision):
         earlier = [e for e in seen if e.get("planned_chunks") != n_chunks or e.get("method") != decision]
         if earlier:
             e = earlier[-1]
@@ -230,3 +158,4 @@ def _check_extension(store: ChunkStore, claim: Claim, decision: str, n_chunks: i
                 f"error guarantee. Start a fresh run (new --seed, no --resume)"
                 + (", or continue with the anytime method (valid at any stopping time)"
                    if decision == "fixed" else ""))
+

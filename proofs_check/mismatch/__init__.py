@@ -23,7 +23,8 @@ import them by module path):
 * :mod:`.cases` — the identity case generators ``(lhs, rhs, scale)``;
 * :mod:`.inequalities` — every inequality as ``point ↦ (lhs, rhs)``;
 * :mod:`.horizon` — horizon-scaling curves; :mod:`.update_size` — the
-  staleness experiments; :mod:`.trm_oracle` — the independent TRM oracle.
+  staleness toy's runs; :mod:`.trm_oracle` — the independent TRM oracle;
+* :mod:`.experiments` — the experiments that claims and figures share.
 
 The claims (``mismatch.*``) are registered by :mod:`.claims`, which nothing
 outside it imports.

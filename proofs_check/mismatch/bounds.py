@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ..policies import DEFAULT_MAX_BYTES, TabularPolicy, divergence_summary
-from ..engine.validate import check_finite_array, check_int, check_real, shown
+from ..engine import check_finite_array, check_int, check_real, shown
 from ..policies.tabular import check_option
 
 __all__ = ["BOUND_KEYS", "trm_bounds", "trm_bounds_from_policies", "pm_kl_closed_form", "RemainderCheck",
@@ -104,7 +104,7 @@ def _check_T(T) -> int:
 
 def trm_bounds(T: int, delta: float, *, eps: float | None = None, d_kl_seq: float | None = None,
                d_tv_seq: float | None = None, dbar=None) -> dict:
-    r"""Every bound of spec §5 on ``|Error|`` for ``R ∈ [0, 1]``.
+    r"""Every bound of theory ``mismatch.md#bounds`` on ``|Error|`` for ``R ∈ [0, 1]``.
 
     Parameters
     ----------
@@ -168,7 +168,7 @@ def trm_bounds(T: int, delta: float, *, eps: float | None = None, d_kl_seq: floa
 
 def pm_kl_closed_form(T: int, delta: float) -> float:
     """``(4/3) T^{3/2} δ`` — an upper bound on ``pm_kl`` when the caps are inactive
-    (from ``Σ_{k<T} √k ≤ (2/3) T^{3/2}``); not an equality (spec §5)."""
+    (from ``Σ_{k<T} √k ≤ (2/3) T^{3/2}``); not an equality (theory ``mismatch.md#bounds``)."""
     T = _check_T(T)
     delta = check_real("delta", delta, lo=0.0)
     return 4.0 / 3.0 * T ** 1.5 * delta
@@ -181,7 +181,7 @@ def trm_bounds_from_policies(mu: TabularPolicy, pi: TabularPolicy, *, mode: str 
     ``mode="kl+tv"`` passes the measured ``ε``, ``D_KL^seq``, ``D_TV^seq`` and
     ``D̄_t``; ``mode="kl_only"`` passes only ``δ`` and ``D_KL^seq`` (so that
     ``ε = sqrt(δ/2)`` and ``D_TV^seq = sqrt(D_KL^seq/2)`` by Pinsker) and
-    ``D̄_t`` — as in spec §5 ("KL-only" vs "KL+TV").  ``D̄_t`` is measured
+    ``D̄_t`` — as in theory ``mismatch.md#bounds`` ("KL-only" vs "KL+TV").  ``D̄_t`` is measured
     in both modes (``adaptive`` is data-dependent by nature).
     """
     check_option("mode", mode, ("kl+tv", "kl_only"))
@@ -210,7 +210,7 @@ def remainder_vs_bounds(mu: TabularPolicy, pi: TabularPolicy, reward, *, mode: s
                         max_bytes: int = DEFAULT_MAX_BYTES) -> RemainderCheck:
     """``|J(π) − J(μ) − L'(π)|`` for ``reward`` against :func:`trm_bounds_from_policies`.
 
-    The bounds of spec §5 assume ``R ∈ [0, 1]``: a reward outside is refused
+    The bounds of theory ``mismatch.md#bounds`` assume ``R ∈ [0, 1]``: a reward outside is refused
     with a ``ValueError`` naming the bounds (rescale it first: the remainder is
     linear in ``R``, and a constant shift does change it).
     """
@@ -220,7 +220,7 @@ def remainder_vs_bounds(mu: TabularPolicy, pi: TabularPolicy, reward, *, mode: s
     V, T = check_pair(mu, pi)
     check_reward(reward, V, T, unit=True,
                  purpose="the trust-region bounds classical/pm_kl/pm_tv/mix_kl/mix_tv/coupling/adaptive/unified "
-                         "of spec §5 assume R ∈ [0, 1]")
+                         "of theory ``mismatch.md#bounds`` assume R ∈ [0, 1]")
     err = abs(trm_decomposition(mu, pi, reward, max_bytes=max_bytes).remainder)
     b = trm_bounds_from_policies(mu, pi, mode=mode, max_bytes=max_bytes)
     tight = {k: (err / v if v > 0 else (0.0 if err == 0 else math.inf)) for k, v in b.items()}

@@ -8,7 +8,7 @@ re-implementation in mpmath arithmetic at the caller's precision
 violation here before calling it a counterexample; ``tests/mismatch/test_bounds_mp.py``
 checks that the two implementations agree on random inputs.
 
-* :func:`trm_bounds_mp` — every bound of spec §5 (``m(u) = min(1, u)``);
+* :func:`trm_bounds_mp` — every bound of theory ``mismatch.md#bounds`` (``m(u) = min(1, u)``);
 * :func:`tabular_worst_case_mp` — worst case over ``R ∈ [0, 1]`` and the
   divergences of a tabular pair by a per-sequence loop;
 * :func:`iid_tilt_worst_case_mp` — the i.i.d.-tilt multinomial sum with exact
@@ -22,7 +22,7 @@ import numbers
 
 import mpmath as mp
 
-from ..engine.validate import check_finite_array, check_int, check_real, shown
+from ..engine import check_finite_array, check_int, check_real, shown
 from .pairs import n_logits
 from .tilt import compositions
 

@@ -1,7 +1,7 @@
 r"""Case generators of the identity claims: each returns ``(lhs, rhs, scale)`` arrays.
 
 A case function ``f(rng, n)`` draws ``n`` random cases (policy pairs from all
-four generators of spec §2, shapes from :data:`~proofs_check.mismatch.pairs.SHAPES`)
+four generators of theory ``mismatch.md#enumeration``, shapes from :data:`~proofs_check.mismatch.pairs.SHAPES`)
 and evaluates both sides of one identity exactly, by enumeration or by a closed
 form.  ``scale`` is the sum of the magnitudes of the terms entering the
 identity, so that ``|lhs − rhs| / scale`` is a few float64 roundoffs whatever
@@ -232,7 +232,7 @@ def no_sequence_control_cases(rng, n):
     """KL = 1 at one context of μ-probability ``p``: ``(D_KL^seq, δ)`` vs ``(p, 1)``.
 
     ``p`` log-uniform in ``[1e-12, 0.5]``: ``D_KL^seq → 0`` while ``δ = 1``, so no
-    ``f`` has ``δ ≤ f(D_KL^seq)`` (spec §5 Proposition).  Two entries per case.
+    ``f`` has ``δ ≤ f(D_KL^seq)`` (theory ``mismatch.md#bounds`` Proposition).  Two entries per case.
     """
     out = []
     for _ in range(n):

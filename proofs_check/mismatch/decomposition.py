@@ -12,7 +12,7 @@ RL", arXiv 2512.23075, §3–4).  With ``ρ_t = π(y_t|c_t)/μ(y_t|c_t)``:
 The remainder ``Error = J(π) − J(μ) − L'(π) = −Δ`` is linear in ``R``:
 ``Error = Σ_y R(y) c(y)`` with
 ``c(y) = P^π(y) − P^μ(y) (1 + Σ_t (ρ_t(y) − 1))``, so over ``R ∈ [0, 1]`` it is
-maximised by ``R = 1{c > 0}`` (spec §2, DERIVED) with value ``Σ_y c(y)_+``;
+maximised by ``R = 1{c > 0}`` (theory ``mismatch.md#enumeration``, DERIVED) with value ``Σ_y c(y)_+``;
 since ``Σ_y c(y) = 0`` this is also ``max |Error| = ½ Σ_y |c(y)|``.
 
 Performance-difference form: ``A_t^μ(c, v) = E_μ[R | c, y_t = v] − E_μ[R | c]``,
@@ -30,7 +30,7 @@ import numpy as np
 
 from ..policies import (DEFAULT_MAX_BYTES, TabularPolicy, check_enumerable, check_pair, check_reward,
                         context_distributions, sequence_log_probs, sequence_probs, token_log_ratio_tables)
-from ..engine.validate import check_int
+from ..engine import check_int
 
 __all__ = [
     "TRMDecomposition", "trm_decomposition", "PerformanceDifference", "performance_difference",
@@ -83,7 +83,7 @@ def _cache_tangent(mu, pi, acc):
 
 def trm_decomposition(mu: TabularPolicy, pi: TabularPolicy, reward, *,
                       max_bytes: int = DEFAULT_MAX_BYTES) -> TRMDecomposition:
-    """Exact ``J(μ), J(π)``, tangent ``L'(π)``, remainder and ``Δ`` (spec §4).
+    """Exact ``J(μ), J(π)``, tangent ``L'(π)``, remainder and ``Δ`` (theory ``mismatch.md#decomposition``).
 
     ``reward`` has shape ``(V**T,)`` (any real values: the identity does not
     need ``R ∈ [0, 1]``; the bounds do).  ``Δ`` is accumulated from the
@@ -136,7 +136,7 @@ class WorstCase:
 
 
 def worst_case_reward(mu: TabularPolicy, pi: TabularPolicy, *, max_bytes: int = DEFAULT_MAX_BYTES) -> WorstCase:
-    """``argmax_{R∈[0,1]^{V**T}} |Error(R)|`` (spec §2, DERIVED).
+    """``argmax_{R∈[0,1]^{V**T}} |Error(R)|`` (theory ``mismatch.md#enumeration``, DERIVED).
 
     ``Error`` is linear in ``R``; ``max Error = Σ c_+`` at ``R = 1{c>0}`` and
     ``max(−Error) = Σ c_−`` at ``R = 1{c<0}``.  Returns the larger (they agree
@@ -151,7 +151,7 @@ def worst_case_reward(mu: TabularPolicy, pi: TabularPolicy, *, max_bytes: int = 
 
 @dataclass(frozen=True)
 class PerformanceDifference:
-    """Performance-difference form (spec §4).
+    """Performance-difference form (theory ``mismatch.md#decomposition``).
 
     ``gain_pdi = Σ_t E_{d_t^π} g_t``, ``tangent_pdi = Σ_t E_{d_t^μ} g_t``,
     ``g[t]`` the ``(V**t,)`` table ``g_t(c)``, ``adv_mean_max = max_{t,c}
@@ -178,7 +178,7 @@ class PerformanceDifference:
 
 def performance_difference(mu: TabularPolicy, pi: TabularPolicy, reward, *,
                            max_bytes: int = DEFAULT_MAX_BYTES) -> PerformanceDifference:
-    """``g_t(c)``, the PDI form of the gain and of ``L'``, and the lemmas of spec §4."""
+    """``g_t(c)``, the PDI form of the gain and of ``L'``, and the lemmas of theory ``mismatch.md#decomposition``."""
     V, T = check_pair(mu, pi)
     r = check_reward(reward, V, T)
     check_enumerable(V, T, n_arrays=4, max_bytes=max_bytes)
@@ -212,7 +212,7 @@ def future_tv_identity(mu: TabularPolicy, pi: TabularPolicy, t: int, *,
                        max_bytes: int = DEFAULT_MAX_BYTES) -> tuple:
     """Both sides of ``E_μ[|1 − Π_{j>t} ρ_j| | c_{t+1}] = 2 TV(future | c_{t+1})``.
 
-    ``t`` is the spec position ``1..T``; ``c_{t+1}`` is a prefix of length ``t``
+    ``t`` is the position ``1..T`` of ``mismatch.md#setting``; ``c_{t+1}`` is a prefix of length ``t``
     (code depth ``t``).  The left side averages ``|1 − exp(Σ_{j>t} log ρ_j)|``
     over the μ-suffix distribution; the right side is ``Σ_suffix |P^π(s|c) −
     P^μ(s|c)|`` from the conditional sequence log-probabilities.  Returns two

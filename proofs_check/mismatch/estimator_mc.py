@@ -18,7 +18,7 @@ The pair (:data:`MC_CASE`): V = 2, T = 6, a linear-softmax trainer with d = 3 sh
 :func:`~.pairs.sample_linear` with seed 5 — the first seed in 0, 1, … whose exact moments have
 ``1 ≤ χ²_seq ≤ 2`` (truncation matters, yet sequence IS has a usable Monte Carlo variance) and
 ``‖b_naive‖ ≥ ¼ sd(naive)`` (the bias is visible at a few thousand samples); a rule on exact
-moments, not on any sample.
+moments, not on any sample.  The samples are the experiment :data:`~.experiments.ESTIMATOR_MC`.
 """
 from __future__ import annotations
 
@@ -27,14 +27,13 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..engine import Experiment
-from ..engine.validate import as_generator, check_choice, check_finite_array, check_int, check_real, shown
+from ..engine import as_generator, check_choice, check_finite_array, check_int, check_real, shown
 from ..policies import sample_responses, sequence_log_probs
 from .estimators import estimator_moments, estimator_samples, estimator_values
 from .pairs import linear_from_flat, sample_linear
 
 __all__ = ["MC_CASE", "MC_ESTIMATORS", "mc_case", "ExactTargets", "exact_targets", "estimator_mc_trials",
-           "ESTIMATOR_MC", "projected_error", "squared_error_gap"]
+           "projected_error", "squared_error_gap"]
 
 #: The fixed pair of the Monte Carlo claims (selection rule in the module docstring).
 MC_CASE = {"V": 2, "T": 6, "d": 3, "feature_seed": 7, "point_seed": 5, "C": 2.0}
@@ -99,11 +98,6 @@ def estimator_mc_trials(rng, n, *, V=2, T=6, d=3, feature_seed=7, point_seed=5, 
     y = sample_responses(mu, n, rng)
     vals = estimator_samples(mu, lin, R, y, C=C, C_hi=max(2.0, C))
     return {k: vals[k] for k in MC_ESTIMATORS}
-
-
-#: The samples every ``mismatch.mc.*`` claim reduces (one stored experiment).
-ESTIMATOR_MC = Experiment(id="mismatch.estimator_mc", fn=functools.partial(estimator_mc_trials, **MC_CASE),
-                          chunk_size=500, params=dict(MC_CASE))
 
 
 def _values(stats, name):

@@ -1,4 +1,4 @@
-r"""Gradient estimators under training–inference mismatch (spec §3, blog, CONFIRMED).
+r"""Gradient estimators under training–inference mismatch (theory ``mismatch.md#estimators``, blog, CONFIRMED).
 
 Samples ``y ∼ μ`` (the sampler), target ``g = ∇_θ J(π_θ) = E_π[f]`` with
 ``f(y) = R(y) ∇ log π(y)`` and ``∇ log π(y) = Σ_t s_t(y)``,
@@ -30,7 +30,7 @@ import numpy as np
 
 from ..policies import (DEFAULT_MAX_BYTES, LinearSoftmaxPolicy, TabularPolicy, check_enumerable, check_pair,
                         check_reward, sequence_log_probs, token_log_probs)
-from ..engine.validate import check_real
+from ..engine import check_real
 
 __all__ = ["ESTIMATORS", "EstimatorMoments", "estimator_values", "estimator_moments", "estimator_samples",
            "check_thresholds", "length_trap_horizon"]
@@ -50,7 +50,7 @@ def check_thresholds(C: float, C_lo: float, C_hi: float) -> tuple:
 
 def length_trap_horizon(C: float, rho_bar: float) -> float:
     """``T* = log C / log ρ̄``: with per-token ratios ``ρ̄ > 1`` every response longer
-    than ``T*`` has ``ρ(y) = ρ̄^T > C`` and is rejected by a sequence threshold (spec §3)."""
+    than ``T*`` has ``ρ(y) = ρ̄^T > C`` and is rejected by a sequence threshold (theory ``mismatch.md#estimators``)."""
     C = check_real("C", C, lo=1.0, lo_open=True)
     rho_bar = check_real("rho_bar", rho_bar, lo=1.0, lo_open=True)
     return math.log(C) / math.log(rho_bar)

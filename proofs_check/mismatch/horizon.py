@@ -1,4 +1,4 @@
-r"""Horizon scaling of the worst-case remainder and of the bounds (spec §5, the OPEN question).
+r"""Horizon scaling of the worst-case remainder and of the bounds (theory ``mismatch.md#bounds``, the OPEN question).
 
 Curve functions ``f(rng, n, *, ...)`` return an ``(n, len(T_grid))`` array, one
 row per replicate: the exact worst case ``max_{R∈[0,1]} |Error|`` (or a bound)
@@ -25,7 +25,7 @@ def iid_tilt_curve(rng, n, *, quantity, T_grid, m1=0.5, tilt=0.01, random=False)
     """``(n, len(T_grid))``: worst-case ``|Error|`` (or a bound) of the i.i.d. tilt vs ``T``.
 
     With ``random=True`` each replicate draws ``μ(1) ∈ U(0.2, 0.8)`` and a tilt
-    in ``U(0.003, 0.02)``; otherwise the spec's ``μ = (½, ½)``, ``π = (½ + 0.01, ½ − 0.01)``.
+    in ``U(0.003, 0.02)``; otherwise the theory page's ``μ = (½, ½)``, ``π = (½ + 0.01, ½ − 0.01)``.
     """
     out = np.empty((n, len(T_grid)))
     for i in range(n):

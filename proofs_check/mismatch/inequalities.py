@@ -8,7 +8,7 @@ claim either re-evaluates it in mpmath (:func:`evaluate_bound_mp`, via
 :mod:`.bounds_mp`) or allows a stated forward-error bound
 (:func:`float_remainder_allowance`, :func:`estimator_bias_allowance`).
 
-* bounds (spec §5): :func:`evaluate_bound` — ``(max_{R∈[0,1]} |Error|, bound)``,
+* bounds (theory ``mismatch.md#bounds``): :func:`evaluate_bound` — ``(max_{R∈[0,1]} |Error|, bound)``,
   :func:`describe_pair` renders the attaining pair;
 * lemmas (§4–§6): advantage, master inequality, context shift, Pinsker,
   ``D_KL^seq ≤ Tδ``, the length-neutral bound, the ``(4/3)T^{3/2}δ`` closed form;
@@ -184,7 +184,7 @@ def evaluate_pm_closed_form(theta):
 # ==========================================================================
 
 def evaluate_estimator_bound(theta, *, V, T, d, seed, which, C):
-    """``(lhs, rhs)`` of one estimator bound of spec §3 at the point of :func:`~.pairs.sample_linear`.
+    """``(lhs, rhs)`` of one estimator bound of theory ``mismatch.md#estimators`` at the point of :func:`~.pairs.sample_linear`.
 
     ``which``: ``naive`` (‖bias‖ ≤ 2K·D_TV^seq), ``tis_excess`` (‖bias(seq TIS)‖ ≤ K E_μ(ρ − C)_+),
     ``tis_chi2`` (K E_μ(ρ − C)_+ ≤ K(1 + χ²_seq)/C), ``is_second_moment`` (E_μ ρ² ≤ (1 + max χ²(c))^T),

@@ -1,4 +1,4 @@
-r"""Trust region masking and its sample-based proxies (spec §6, CONFIRMED).
+r"""Trust region masking and its sample-based proxies (theory ``mismatch.md#trm``, CONFIRMED).
 
 Inputs are padded per-token arrays of shape ``(N, T_max)`` with a boolean
 ``response_mask`` marking valid tokens (a response of length ``T_i`` has its
@@ -28,7 +28,7 @@ import numpy as np
 
 from ..policies import (DEFAULT_MAX_BYTES, TabularPolicy, check_enumerable, check_pair, per_context_kl,
                         sequence_log_probs, token_log_ratio_tables)
-from ..engine.validate import check_finite_array, check_int, check_real
+from ..engine import check_finite_array, check_int, check_real
 
 __all__ = ["check_padded", "trm_max_mask", "trm_avg_mask", "k2_max_mask", "k3_mean_mask",
            "length_neutral_weights", "length_neutral_mask", "sequence_mis_mask", "geometric_mask",
@@ -153,7 +153,7 @@ def geometric_mask(logp_pi, logp_mu, response_mask, C_lo: float, C_hi: float) ->
 
 def masked_gradient(accept, reward, logp_pi, logp_mu, score, response_mask, *, baseline: float = 0.0) -> np.ndarray:
     r"""``(1/N) Σ_i M_i (R_i − b) Σ_t ρ_t^{(i)} ∇log π(y_t^{(i)}|c_t^{(i)})`` — normalised by the
-    total ``N`` (spec §6), not by the number accepted.  ``score`` has shape ``(N, T_max, d)``."""
+    total ``N`` (theory ``mismatch.md#trm``), not by the number accepted.  ``score`` has shape ``(N, T_max, d)``."""
     m, a, b = check_padded(response_mask, logp_pi, logp_mu, names=("logp_pi", "logp_mu"))
     acc = np.asarray(accept)
     N = m.shape[0]

@@ -1,4 +1,4 @@
-r"""Monitoring statistics (spec §3) and the veRL rollout-correction conventions (spec §7).
+r"""Monitoring statistics (theory ``mismatch.md#estimators``) and the veRL rollout-correction conventions (theory ``mismatch.md#verl``).
 
 **Monitoring** from token log-probs, ``Δ_t = log π(y_t) − log μ(y_t)``:
 ``k1 = −Δ_t``, ``k2 = Δ_t²/2``, ``k3 = e^{Δ_t} − Δ_t − 1`` (k1, k3 unbiased
@@ -6,7 +6,7 @@ for ``KL(c)`` under μ; k3 ≥ 0); per-sequence log-perplexity gap
 ``mean_t log μ − mean_t log π = −log ρ_geo``.
 
 **veRL** (``verl/trainer/ppo/rollout_corr_helper.py``, CONFIRMED from code per
-spec §7; the function names here are ours):
+theory ``mismatch.md#verl``; the function names here are ours):
 
 * ``log r_t = log π_old − log π_rollout``, clamped to ``[−20, 20]`` before
   exponentiation (``clamp=20.0`` keyword);
@@ -25,7 +25,7 @@ spec §7; the function names here are ours):
   ``exp(Σ_t log r_t)`` with the clamp applied to the summed log-ratio.
 
 Which log-ratio is clamped (the per-token one) and the token-vs-sequence reach
-of a token option's rejection are our reading of the spec's summary.
+of a token option's rejection are our reading of the theory page's summary.
 """
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..engine.validate import check_choice, check_real, shown
+from ..engine import check_choice, check_real, shown
 from .masks import _lengths, check_padded
 
 __all__ = ["MonitoringStats", "monitoring_statistics", "verl_statistics", "RS_OPTIONS",
@@ -75,7 +75,7 @@ def monitoring_statistics(logp_pi, logp_mu, response_mask) -> MonitoringStats:
 
 
 def verl_statistics(old_log_prob, rollout_log_prob, response_mask, *, clamp: float = 20.0) -> dict:
-    """veRL per-token and per-sequence statistics (spec §7).
+    """veRL per-token and per-sequence statistics (theory ``mismatch.md#verl``).
 
     Returns a dict with ``log_ratio`` (clamped), ``token_k1/k2/k3`` (``(N, T)``,
     zero at padding) and ``seq_sum_k1..3``, ``seq_mean_k1..3``,

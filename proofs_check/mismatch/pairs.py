@@ -2,7 +2,7 @@ r"""Random policy pairs for the mismatch checks, and their flat encodings for se
 
 Draws (each a function of an explicit ``numpy.random.Generator``):
 
-* :func:`draw_pair` — a pair from one of the four generators of spec §2
+* :func:`draw_pair` — a pair from one of the four generators of theory ``mismatch.md#enumeration``
   (:data:`proofs_check.policies.GENERATORS`) at a random mismatch level
   (log-uniform logit-noise scale in ``[0.01, 1.5]``);
 * :func:`draw_case` — a pair of a random shape from :data:`SHAPES`, the
@@ -14,9 +14,9 @@ Draws (each a function of an explicit ``numpy.random.Generator``):
 Constructions (deterministic):
 
 * :func:`kl_one_pair` — ``KL(c) = 1`` at one context of ``μ``-probability ``p``
-  and 0 elsewhere (no sequence-only control, spec §5 Proposition);
+  and 0 elsewhere (no sequence-only control, theory ``mismatch.md#bounds`` Proposition);
 * :func:`violation_pair` — an i.i.d. sampler and a trainer that differs exactly
-  after a 1 (TRM acceptance ``(1 − p)^{T−1}``, spec §6).
+  after a 1 (TRM acceptance ``(1 − p)^{T−1}``, theory ``mismatch.md#trm``).
 
 Flat encodings (the search space of the inequality claims): a pair is the
 concatenation of the two policies' logits (:func:`pair_from_flat`), optionally
@@ -39,7 +39,7 @@ __all__ = ["SHAPES", "draw_pair", "draw_case", "draw_linear_case", "kl_one_pair"
            "n_logits", "pair_from_flat", "sample_pair", "sample_pair_reward", "pair_reward_from_flat",
            "tilt_probs_from_flat", "clip_logits", "sample_linear", "linear_from_flat"]
 
-#: (V, T) shapes used by the identity claims (spec §2 sizes).
+#: (V, T) shapes used by the identity claims (theory ``mismatch.md#enumeration`` sizes).
 SHAPES = ((2, 1), (2, 3), (2, 6), (3, 2), (3, 4), (4, 2), (4, 3))
 
 

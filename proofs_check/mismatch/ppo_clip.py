@@ -1,4 +1,4 @@
-r"""Token-level PPO clipping and where it leaks (theory ``mismatch.md#ppo-clip``; spec §6).
+r"""Token-level PPO clipping and where it leaks (theory ``mismatch.md#ppo-clip``; theory ``mismatch.md#trm``).
 
 Per token, ratio ``ρ_t = π(y_t|c_t)/μ(y_t|c_t)``, advantage ``A``, clip range ``ε``:
 
@@ -14,26 +14,23 @@ response, so the largest per-context KL among the contexts of responses that sti
 gradient is unchanged: ``max_{t,c} KL(c)`` is a property of the policy pair, not of the tokens
 kept (CONFIRMED, ``trm``; only sequence-level masking bounds it).
 
-:func:`ppo_path_trials` (experiment :data:`PPO_PATHS`) draws a fresh ``low_prob`` policy pair,
+:func:`ppo_path_trials` (experiment :data:`~.experiments.PPO_PATHS`) draws a fresh ``low_prob`` policy pair,
 one response ``y ∼ μ`` and a reward ``R ~ U(0, 1)`` (advantage ``A = R − ½``) per trial;
 :func:`leak_events` and :func:`token_mask_violations` count the events the claims bound.
 """
 from __future__ import annotations
 
-import functools
+from collections.abc import Mapping
 
 import numpy as np
 
-from ..engine import Experiment
-from collections.abc import Mapping
-
-from ..engine.validate import as_generator, check_finite_array, check_int, check_real, shown
+from ..engine import as_generator, check_finite_array, check_int, check_real, shown
 from ..policies import sample_responses, token_log_probs
 from .pairs import draw_pair
 from .trm_oracle import exact_path_kl
 
 __all__ = ["ppo_clip_objective", "ppo_clip_gradient", "unclipped_active", "clip_leak",
-           "token_keep_mask", "leak_cases", "ppo_path_trials", "PPO_PATHS", "leak_events",
+           "token_keep_mask", "leak_cases", "ppo_path_trials", "leak_events",
            "token_mask_violations"]
 
 
@@ -127,15 +124,6 @@ def ppo_path_trials(rng, n, *, V: int = 2, T: int = 6, generator: str = "low_pro
         out["kl_exact"][i] = exact_path_kl(mu, pi, y)[0]
         out["adv"][i] = float(rng.uniform()) - 0.5
     return out
-
-
-#: The trials of the ``mismatch.ppo_clip.*`` probability claims: V = 2, T = 6, ``low_prob`` pairs
-#: (the blog's setting: the mismatch sits on low-probability tokens, with π ≪ μ there).
-PPO_PATHS = Experiment(id="mismatch.ppo_clip.paths",
-                       fn=functools.partial(ppo_path_trials, V=2, T=6, generator="low_prob"),
-                       chunk_size=250,
-                       params={"V": 2, "T": 6, "generator": "low_prob (draw_pair), fresh pair per trial",
-                               "reward": "U(0, 1)", "baseline": 0.5})
 
 
 def _stats(stats):

@@ -1,4 +1,4 @@
-r"""Mismatch grows with the update size: a tabular SGD toy (spec ``mismatch.md`` §8).
+r"""Mismatch grows with the update size: a tabular SGD toy (theory ``mismatch.md#update-size``).
 
 The trainer ``π_θ`` is a :class:`~proofs_check.policies.TabularPolicy` whose
 logits are ``θ``; the sampler is the same weights plus a fixed logit error
@@ -7,7 +7,7 @@ bits).  SGD on ``J`` with step ``η`` and batch ``B``:
 ``θ ← θ + η ĝ``, ``ĝ = (1/B) Σ_i R(y_i) ∇_θ log π_θ(y_i)`` with ``y_i ∼ μ``
 (``mode="sampled"``) or the exact gradient ``∇J`` (``mode="exact"``).
 
-Measured (DERIVED, spec §8): the successive-policy KL
+Measured (DERIVED, theory ``mismatch.md#update-size``): the successive-policy KL
 ``KL(P^{θ_{t−k}} ‖ P^{θ_t})`` (sequence level, exact by enumeration) as a
 function of staleness ``k``, step ``η`` and batch ``B``:
 
@@ -27,7 +27,7 @@ import numpy as np
 
 from proofs_check.policies.tabular import check_option
 from proofs_check.policies import TabularPolicy, check_reward, sample_responses, sequence_kl, sequence_log_probs
-from proofs_check.engine.validate import check_instance, as_generator, check_finite_array, check_int, check_real
+from proofs_check.engine import check_instance, as_generator, check_finite_array, check_int, check_real
 
 __all__ = ["exact_gradient", "sampled_gradient", "bf16_round", "SGDTrace", "run_sgd", "staleness_kl",
            "fisher_quadratic"]

@@ -4,21 +4,19 @@ The bound claims search for the worst pair; this experiment samples typical
 ones.  Each trial draws a shape from :data:`TIGHTNESS_SHAPES` and one pair from
 every generator (:func:`~.pairs.draw_pair`, random mismatch level) and records
 ``max_{R∈[0,1]} |Error| / B*`` computed exactly (``0`` where ``B* = 0``: the
-remainder is then exactly 0 too, e.g. a mismatch only at the last position).
+remainder is then exactly 0 too, e.g. a mismatch only at the last position).  The experiment is
+:data:`~.experiments.TIGHTNESS`.
 """
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
-from ..engine import Experiment
 from ..policies import GENERATORS
 from .bounds import trm_bounds_from_policies
 from .decomposition import worst_case_reward
 from .pairs import draw_pair
 
-__all__ = ["TIGHTNESS_SHAPES", "tightness_trials", "TIGHTNESS"]
+__all__ = ["TIGHTNESS_SHAPES", "tightness_trials"]
 
 #: (V, T) shapes of the random pairs.
 TIGHTNESS_SHAPES = ((2, 4), (2, 8), (3, 3), (4, 3))
@@ -39,10 +37,3 @@ def tightness_trials(rng, n, *, shapes=TIGHTNESS_SHAPES):
             out[f"ratio[{g}]"][i] = worst_case_reward(mu, pi).abs_error / b if b > 0 else 0.0
             out[f"shape[{g}]"][i] = j
     return out
-
-
-#: Random pairs of the figure ``mismatch_tightness``.
-TIGHTNESS = Experiment(id="mismatch.tightness.random_pairs", fn=functools.partial(tightness_trials,
-                                                                                 shapes=TIGHTNESS_SHAPES),
-                       chunk_size=20, params={"shapes": [list(s) for s in TIGHTNESS_SHAPES],
-                                              "generators": list(GENERATORS)})

@@ -1,6 +1,6 @@
 r"""Closed forms for long horizons: the i.i.d. tilt and count-state tilts.
 
-**i.i.d. tilt** (spec §2): the same token pair ``(μ, π)`` at every prefix.  The
+**i.i.d. tilt** (theory ``mismatch.md#enumeration``): the same token pair ``(μ, π)`` at every prefix.  The
 remainder coefficient of a sequence depends only on its token counts ``n``:
 
 .. math::
@@ -15,7 +15,7 @@ worst-case remainder ``max_{R∈[0,1]} |Error| = Σ_n c(n)_+`` is a sum over
 ``D_TV^seq = ½ Σ_n |P^π(n) − P^μ(n)|``.
 
 **Count-state tilt** (``V = 2``, our construction for the OPEN horizon-scaling
-question of spec §5): ``μ`` i.i.d. with ``μ(1) = m``; ``π(1 | c_t) = m + ε_0
+question of theory ``mismatch.md#bounds``): ``μ`` i.i.d. with ``μ(1) = m``; ``π(1 | c_t) = m + ε_0
 s(t, k)`` where ``k`` is the number of 1s in the prefix and ``s`` a sign rule
 (``"constant"`` = the i.i.d. tilt, ``"majority"``: push toward the side the
 prefix already leans to, ``"contrarian"``: the opposite, ``"alternating"``:
@@ -34,7 +34,7 @@ from itertools import combinations
 import numpy as np
 from scipy.special import gammaln
 
-from ..engine.validate import check_finite_array, check_int, check_real
+from ..engine import check_finite_array, check_int, check_real
 from ..policies.tabular import check_option
 from .bounds import trm_bounds
 

@@ -1,8 +1,8 @@
-r"""The oracle of the TRM claims and the events they count (spec §6).
+r"""The oracle of the TRM claims and the events they count (theory ``mismatch.md#trm``).
 
 :func:`exact_path_kl` recomputes ``KL(μ(·|c_t) ‖ π(·|c_t))`` along sampled
 responses from the raw logit tables, independently of the library's
-divergences and masks.  The experiment :data:`TRM_PATHS`
+divergences and masks.  The experiment :data:`~.experiments.TRM_PATHS`
 (:func:`trm_path_trials`) draws a fresh policy pair and one response per trial
 and records what each mask sees and the oracle's KL; the claims and the figure
 reduce the same trials:
@@ -17,16 +17,13 @@ reduce the same trials:
 """
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
-from ..engine import Experiment
 from ..policies import TabularPolicy, per_context_kl, sample_responses, token_log_probs
 from . import masks
 from .pairs import draw_pair
 
-__all__ = ["exact_path_kl", "trm_path_trials", "TRM_PATHS", "MASKS", "mask_decisions", "violations",
+__all__ = ["exact_path_kl", "trm_path_trials", "MASKS", "mask_decisions", "violations",
            "wrong_decisions", "proxy_false_accepts", "acceptance_given_violation"]
 
 
@@ -87,10 +84,6 @@ def trm_path_trials(rng, n, *, V=2, T=6):
         out["kl_exact"][i] = exact_path_kl(mu, pi, y)[0]
     return out
 
-
-#: The trials of the ``mismatch.trm.*`` claims and of the proxy panel of ``mismatch_trm_acceptance``.
-TRM_PATHS = Experiment(id="mismatch.trm.paths", fn=functools.partial(trm_path_trials, V=2, T=6), chunk_size=500,
-                       params={"V": 2, "T": 6, "generator": "low_prob (draw_pair), fresh pair per trial"})
 
 #: The masks a reduction can apply: the library's TRM-Max / TRM-Avg on its exact per-context KL, and
 #: the sample-based proxies on the sampled tokens' log-probs (threshold δ, or δ_avg = δ).

@@ -1,8 +1,8 @@
 r"""The MSE-optimal truncation of sequence-level TIS and the ``R_max → R_max²`` correction
-(theory ``mismatch.md#truncation``; spec §3).
+(theory ``mismatch.md#truncation``; theory ``mismatch.md#estimators``).
 
 Sequence TIS, one sample ``y ∼ μ``: ``ĝ = min(ρ(y), C) f(y)``, ``f = R ∇log π``,
-``K = sup_y ‖f(y)‖``, ``χ² = χ²_seq = E_μ ρ² − 1``.  The spec's table gives
+``K = sup_y ‖f(y)‖``, ``χ² = χ²_seq = E_μ ρ² − 1``.  The theory page's table gives
 
 * bias ``‖E ĝ − g‖ ≤ K E_μ[(ρ − C)_+] ≤ K (1 + χ²)/C`` (``E(ρ − C)_+ ≤ E[ρ 1{ρ > C}] ≤ E ρ²/C``),
 * variance ``Var ĝ ≤ C² E_μ‖f‖² ≤ C² K²``,
@@ -15,9 +15,9 @@ so the per-sample MSE obeys the bound (:func:`tis_mse_bound`)
 minimised at (:func:`c_star`) :math:`C^* = \sqrt{\beta (1+\chi^2)}`
 (:math:`C^4 = \beta^2(1+\chi^2)^2`) with value :math:`U_\beta(C^*) = 2\beta K^2(1+\chi^2)`
 (:func:`tis_mse_bound_min`).  The spec states ``C* = √(2(1 + χ²))`` "DERIVED from the
-blog's MSE bound", i.e. ``β = 2``: a bias constant twice the spec table's, in the
+blog's MSE bound", i.e. ``β = 2``: a bias constant twice the theory page table's, in the
 blog's bound, which we could not read — so ``β`` is a **RECONSTRUCTED** constant, a
-keyword with default 2; the spec's own table gives ``β = 1``.  Its slack against the
+keyword with default 2; the theory page's own table gives ``β = 1``.  Its slack against the
 exact MSE-optimal threshold is measured by :func:`tis_mse_profile`.
 
 The blog's variance line writes ``R_max`` where the variance of ``R ∇log π`` needs
@@ -31,7 +31,7 @@ import math
 
 import numpy as np
 
-from ..engine.validate import check_choice, check_finite_array, check_real
+from ..engine import check_choice, check_finite_array, check_real
 from ..policies import sequence_chi2, sequence_log_probs
 from .estimators import estimator_moments, estimator_values
 from .pairs import linear_from_flat
@@ -41,8 +41,8 @@ __all__ = ["C_STAR_BETA", "c_star", "tis_mse_bound", "tis_mse_bound_min", "c_sta
            "sample_linear_rmax", "variance_rmax_sides", "project_linear_c", "project_linear_rmax",
            "C_GRID"]
 
-#: β of the spec's ``C* = √(2(1 + χ²))`` (RECONSTRUCTED: the blog's bias constant, relative to
-#: the variance constant; the spec's table has β = 1).
+#: β of the theory page's ``C* = √(2(1 + χ²))`` (RECONSTRUCTED: the blog's bias constant, relative to
+#: the variance constant; the theory page's table has β = 1).
 C_STAR_BETA = 2.0
 
 _HI = 1e150
@@ -50,7 +50,7 @@ _HI = 1e150
 
 def c_star(chi2: float, *, beta: float = C_STAR_BETA) -> float:
     r"""``C* = √(β (1 + χ²))``, the minimiser of :func:`tis_mse_bound` over ``C > 0``
-    (``β = 2``: the spec's ``√(2(1 + χ²))``, RECONSTRUCTED)."""
+    (``β = 2``: the theory page's ``√(2(1 + χ²))``, RECONSTRUCTED)."""
     chi2 = check_real("chi2", chi2, lo=0.0, hi=_HI)
     beta = check_real("beta", beta, lo=0.0, lo_open=True, hi=1e6)
     return math.sqrt(beta * (1.0 + chi2))
@@ -80,7 +80,7 @@ def c_star_cases(rng, n, *, beta_max: float = 8.0):
     The argmin is found by golden-section search on ``log C`` (independent of the closed form), to
     a bracket of relative width 1e-10; returns ``(lhs, rhs)`` arrays of length ``2n`` (relative
     errors: the argmin is flat, so its error is ~√(machine ε) of the bracket, ≪ the tolerance)."""
-    from ..engine.validate import as_generator, check_int
+    from ..engine import as_generator, check_int
 
     rng = as_generator(rng)
     n = check_int("n", n, lo=0, hi=100_000)
@@ -159,7 +159,7 @@ def project_linear_c(theta):
 
 def evaluate_mse_bound(theta, *, V, T, d, seed, beta=1.0):
     """``(exact MSE of seq TIS at C, U_β(C))`` at the point ``theta`` of :func:`sample_linear_c`
-    (``C = exp(theta[-1])``); with the spec table's constants ``β = 1`` the bound must hold."""
+    (``C = exp(theta[-1])``); with the theory page table's constants ``β = 1`` the bound must hold."""
     theta = check_finite_array("theta", theta, ndim=1)
     C = math.exp(float(np.clip(theta[-1], -30.0, 30.0)))
     lin, mu, R = _linear_case(theta[:-1], V, T, d, seed)

@@ -1,4 +1,4 @@
-r"""Experiments of spec §8 on the staleness toy: mismatch grows with the update size.
+r"""Experiments of theory ``mismatch.md#update-size`` on the staleness toy: mismatch grows with the update size.
 
 Built on :func:`.staleness.run_sgd` (a ``V = 3, T = 2`` tabular policy, exact or
 sampled REINFORCE gradients): the KL between a ``k``-step-stale policy and the
@@ -6,22 +6,19 @@ current one against ``k``, ``η`` and ``B`` — the drift regime (exact gradient
 ``∝ k² η²``) and the noise regime (flat reward, ``∝ k/B``) — and paired
 differences of the sampler–trainer KL between step sizes.  The exact-gradient
 curves ``f(rng, n, *, ...)`` use no randomness and repeat one row; the noisy
-runs are experiments (:data:`NOISE_K`, :data:`NOISE_B`, :data:`SAMPLER_KL`)
-that the claims reduce (:func:`stat`, :func:`step_size_difference`) and the
-figure ``mismatch_staleness`` plots.
+runs are experiments (:data:`~.experiments.NOISE_K`, :data:`~.experiments.NOISE_B`,
+:data:`~.experiments.SAMPLER_KL`) that the claims reduce (:func:`stat`,
+:func:`step_size_difference`) and the figure ``mismatch_staleness`` plots.
 """
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
-from ..engine import Experiment
 from ..policies import TabularPolicy
 from .staleness import run_sgd, staleness_kl
 
 __all__ = ["K_GRID", "B_GRID", "ETA_GRID", "TOY", "update_size_toy", "drift_k_curve", "drift_eta_curve",
-           "noise_k_trials", "noise_B_trials", "sampler_kl_trials", "NOISE_K", "NOISE_B", "SAMPLER_KL", "stat",
+           "noise_k_trials", "noise_B_trials", "sampler_kl_trials", "stat",
            "step_size_difference"]
 
 #: Grids of staleness ``k``, batch ``B`` and step ``η``.
@@ -33,7 +30,7 @@ TOY = {"V": 3, "T": 2, "toy_seed": 0}
 
 
 def update_size_toy(seed=0, V=3, T=2):
-    """The tabular toy of spec §8: flat logits of ``TabularPolicy.random(V, T, seed)`` and a reward
+    """The tabular toy of theory ``mismatch.md#update-size``: flat logits of ``TabularPolicy.random(V, T, seed)`` and a reward
     ``R ∼ U[0, 1]^{V^T}`` from ``default_rng(seed + 1)``."""
     pol = TabularPolicy.random(V, T, seed)
     R = np.random.default_rng(seed + 1).random(V ** T)
@@ -97,20 +94,6 @@ def sampler_kl_trials(rng, n, *, etas=(0.025, 0.05, 0.1), k=4, B=16, steps=40, e
                     for sgn in (1.0, -1.0)]
             out[f"sampler_kl[{eta}]"][i] = 0.5 * (runs[0].sampler_kl + runs[1].sampler_kl)
     return out
-
-
-#: The noise-regime runs of ``mismatch.scaling.staleness_noise_k`` and of ``mismatch_staleness``.
-NOISE_K = Experiment(id="mismatch.staleness.noise_k", fn=functools.partial(noise_k_trials, eta=0.05, B=16, steps=120),
-                     chunk_size=2, params={**TOY, "eta": 0.05, "B": 16, "steps": 120, "k": list(K_GRID)})
-#: The noise-regime runs of ``mismatch.scaling.staleness_noise_B`` and of ``mismatch_staleness``.
-NOISE_B = Experiment(id="mismatch.staleness.noise_B", fn=functools.partial(noise_B_trials, eta=0.05, steps=30),
-                     chunk_size=2, params={**TOY, "eta": 0.05, "steps": 30, "B": list(B_GRID)})
-#: The sampler–trainer runs of ``mismatch.staleness.smaller_step_less_mismatch`` and of ``mismatch_staleness``.
-SAMPLER_KL = Experiment(id="mismatch.staleness.sampler_kl",
-                        fn=functools.partial(sampler_kl_trials, etas=(0.025, 0.05, 0.1), k=4, B=16, steps=40,
-                                             err_scale=0.02),
-                        chunk_size=4, params={**TOY, "eta": [0.025, 0.05, 0.1], "k": 4, "B": 16, "steps": 40,
-                                              "err_scale": 0.02})
 
 
 def stat(stats, *, name):

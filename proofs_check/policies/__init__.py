@@ -4,12 +4,12 @@ The shared substrate of the policy topics (training–inference mismatch,
 baselines): it imports only the engine, never a topic.  Modules, by object:
 
 * :mod:`.tabular` — :class:`TabularPolicy` (one logit row per prefix; layout of
-  the spec README), the memory guard :func:`check_enumerable`, argument checks.
+  ``docs/theory/mismatch.md#enumeration``), the memory guard :func:`check_enumerable`, argument checks.
 * :mod:`.sequences` — exact enumeration (``log P^π(y)``, ``d_t^π``, ``J(π)``,
   log-ratio tables) and sampling (responses, per-token log-probs).
 * :mod:`.divergences` — per-context TV / KL(μ‖π) / χ², the sequence-level
   divergences and :func:`divergence_summary`.
-* :mod:`.generators` — the four mismatch generators of spec ``mismatch.md`` §2
+* :mod:`.generators` — the four mismatch generators of theory ``mismatch.md#enumeration``
   and :func:`random_pair`.
 * :mod:`.linear` — :class:`LinearSoftmaxPolicy`, shared parameters
   ``z(c, v) = φ(c, v)·θ`` and its score tables.

@@ -1,6 +1,6 @@
 r"""Divergences between two tabular policies, per context and over sequences.
 
-Symbols (spec ``mismatch.md`` §1): ``μ`` the sampler, ``π`` the trainer;
+Symbols (theory ``mismatch.md#setting``): ``μ`` the sampler, ``π`` the trainer;
 ``TV(c) = ½ Σ_v |π(v|c) − μ(v|c)|``, ``KL(c) = KL(μ(·|c) ‖ π(·|c))`` (this
 direction throughout), ``χ²(c) = Σ_v π(v|c)²/μ(v|c) − 1``;
 ``D_KL^seq = KL(P^μ ‖ P^π)``, ``D_TV^seq``, ``χ²_seq = E_μ[ρ²] − 1``.
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from proofs_check.engine.validate import check_finite_array, check_instance
+from proofs_check.engine import check_finite_array, check_instance
 
 from .sequences import context_distributions, sequence_log_probs, sequence_probs
 from .tabular import DEFAULT_MAX_BYTES, TabularPolicy, check_enumerable, check_pair
@@ -107,7 +107,7 @@ def sequence_chi2(mu: TabularPolicy, pi: TabularPolicy, *, max_bytes: int = DEFA
 
 @dataclass(frozen=True)
 class DivergenceSummary:
-    """Every divergence of spec §1 for a pair, exact.
+    """Every divergence of theory ``mismatch.md#setting`` for a pair, exact.
 
     ``eps = max_{t,c} TV(c)``, ``delta = max_{t,c} KL(c)`` (over all contexts,
     reachable or not — all are reachable since logits are finite),
@@ -132,7 +132,7 @@ class DivergenceSummary:
 
 
 def divergence_summary(mu: TabularPolicy, pi: TabularPolicy, *, max_bytes: int = DEFAULT_MAX_BYTES) -> DivergenceSummary:
-    """All divergences of spec §1 in one pass (see :class:`DivergenceSummary`)."""
+    """All divergences of theory ``mismatch.md#setting`` in one pass (see :class:`DivergenceSummary`)."""
     V, T = check_pair(mu, pi)
     hit = mu._cache.get("summary")
     if hit is not None and hit[0] is pi:

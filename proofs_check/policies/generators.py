@@ -1,4 +1,4 @@
-r"""The mismatch generators of spec ``mismatch.md`` §2: policy pairs ``(μ, π)``.
+r"""The mismatch generators of theory ``mismatch.md#enumeration``: policy pairs ``(μ, π)``.
 
 * ``uniform`` — Gaussian noise of scale ``σ`` on every logit;
 * ``sparse`` ("MoE flip") — at a few prefixes ``μ(v|c) = p_mu`` but ``π(v|c) = p_pi``;
@@ -14,13 +14,13 @@ import math
 import numpy as np
 from scipy.special import logsumexp
 
-from ..engine.validate import check_instance, as_generator, check_int, check_real
+from ..engine import check_instance, as_generator, check_int, check_real
 from .tabular import DEFAULT_MAX_BYTES, TabularPolicy, _check_prob_vector, _log_softmax, check_option
 
 __all__ = ["GENERATORS", "uniform_mismatch", "sparse_mismatch", "low_probability_mismatch", "iid_tilt_pair",
            "random_pair"]
 
-#: Names of the mismatch generators of spec §2.
+#: Names of the mismatch generators of theory ``mismatch.md#enumeration``.
 GENERATORS = ("uniform", "sparse", "low_prob", "iid_tilt")
 
 

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from ..engine.validate import as_generator, check_finite_array, check_int
+from ..engine import as_generator, check_finite_array, check_int
 from .tabular import DEFAULT_MAX_BYTES, TabularPolicy, check_enumerable
 
 __all__ = ["LinearSoftmaxPolicy"]

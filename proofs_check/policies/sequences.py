@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ..engine.validate import check_finite_array, check_instance, as_generator, check_int
+from ..engine import check_finite_array, check_instance, as_generator, check_int
 from .tabular import DEFAULT_MAX_BYTES, TabularPolicy, check_enumerable, check_pair, check_reward
 
 __all__ = ["prefix_log_probs", "sequence_log_probs", "sequence_probs", "context_distributions",
@@ -50,7 +50,7 @@ def sequence_log_probs(policy: TabularPolicy, *, max_bytes: int = DEFAULT_MAX_BY
 
 
 def context_distributions(policy: TabularPolicy, *, max_bytes: int = DEFAULT_MAX_BYTES) -> list:
-    """``d_t(c) = P(y_{≤t} = c)`` for depth ``t = 0..T−1`` (spec position ``t+1``; cached)."""
+    """``d_t(c) = P(y_{≤t} = c)`` for depth ``t = 0..T−1`` (position ``t+1`` of ``mismatch.md#setting``; cached)."""
     check_instance('policy', policy, TabularPolicy)
     got = policy._cache.get("ctx")
     if got is None:

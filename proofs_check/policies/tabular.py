@@ -1,6 +1,6 @@
 r"""The tabular autoregressive policy: one logit row per prefix.
 
-Layout (spec README, "Shared conventions"): a policy over a vocabulary of ``V``
+Layout (``docs/theory/mismatch.md#enumeration``): a policy over a vocabulary of ``V``
 tokens and horizon ``T`` stores, for each depth ``t = 0..T-1``, a logit table of
 shape ``(V**t, V)``.  Row ``r`` of depth ``t`` is the prefix ``(y_1..y_t)`` whose
 base-``V`` number, with ``y_1`` the most significant digit, is ``r``; extending
@@ -20,7 +20,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..engine.validate import as_generator, check_bool, check_choice, check_finite_array, check_int, check_real, shown
+from ..engine import as_generator, check_bool, check_choice, check_finite_array, check_int, check_real, shown
 
 __all__ = ["DEFAULT_MAX_BYTES", "TabularPolicy", "check_enumerable", "check_pair", "check_reward"]
 
@@ -35,7 +35,7 @@ DEFAULT_MAX_BYTES = 2 * 1024 ** 3
 #: Whole-call peak / estimate.  The estimate ``n_arrays × 8 × V**T`` plus the
 #: logit tables counts the arrays a function keeps; temporaries (``exp`` of a
 #: table, masks, broadcast views made contiguous) come on top.  Measured with
-#: ``tracemalloc`` over the enumerating entry points (``docs/notes/policies.md``):
+#: ``tracemalloc`` over the enumerating entry points (``docs/history/policies.md``):
 #: the peak of a whole call was at most 1.91 × the old per-object estimate at
 #: V = 2, T = 18–20 (``remainder_vs_bounds``; ``divergence_summary`` 1.81),
 #: 1.59 at V = 4, 1.48 at V = 8, 1.43 at V = 16 — so the guard multiplies the

@@ -1,11 +1,11 @@
 """Seed claims that exercise every path of the engine with real, small mathematics.
 
 * ``selftest.logit_energy_identity`` — identity, numeric and sympy:
-  ``‖e_a − softmax(z)‖² = 1 − 2p_a + Σ_b p_b²`` (spec baselines.md §2, CONFIRMED).
+  ``‖e_a − softmax(z)‖² = 1 − 2p_a + Σ_b p_b²`` (theory ``baselines.md#proxy``, CONFIRMED).
 * ``selftest.dg_tail`` — probability bound that holds: the Dasgupta–Gupta tail of
-  classical JL for one fixed vector (spec seqproj.md §4, CONFIRMED).
+  classical JL for one fixed vector (theory ``selftest.md#dg-tail``, CONFIRMED).
 * ``selftest.dg_tail_doubled`` — the same tail with its exponent doubled, a false
-  claim the engine must refute (a control: power check, verification.md §2).
+  claim the engine must refute (a control: power check, ``docs/theory/engine.md#statistics``).
 
 Each claim's function looks its code under test up at call time
 (:func:`proofs_check.logits.logit_gradient_energy`, :func:`projected_sq_norm_ratio`),

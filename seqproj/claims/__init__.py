@@ -2,7 +2,8 @@
 
 One module per family; importing this package registers them all (the
 engine finds it through the ``theorycheck.claims`` entry point).  Nothing
-outside this package imports it: the computations the claims read live in
+outside this package imports it: the experiments the claims read are named in
+:mod:`seqproj.experiments` (the figures measure the same ones), their computations live in
 :mod:`seqproj.events` and the simulators.
 
 Roles (``role``/``expected`` of every claim): the theorem's statements and the

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from proofs_check.engine import Source
 
+from ..experiments import band_experiment
 from .common import DELTA, register_path_claim
 
 M_F, T_F = 256, 2000
@@ -16,7 +17,7 @@ for adv in ("constant", "stopping", "pushing", "random"):
         Source(papers=("seqjl",), where="sequential JL theorem", theory="seqproj.md#anytime",
                note="any-time corollary derived by us from the theorem; whether the "
                     "paper states it is OPEN"),
-        "DERIVED", event="anytime_exit", delta=DELTA, simulator="reduced", M=M_F, T=T_F,
-        adversary=adv, role="statement", expected="holds", params={"anytime_delta": DELTA},
+        "DERIVED", experiment=band_experiment(M_F, "sphere", adv, T=T_F), event="anytime_exit",
+        delta=DELTA, role="statement", expected="holds", params={"anytime_delta": DELTA},
         notes="ε_t may exceed 1 early on (lower side vacuous); the band's δ is the simulators' "
               "default anytime_delta = 0.05")

@@ -3,14 +3,14 @@ r"""The setting shared by the claim families, and the one way a path claim is re
 Setup throughout (``docs/theory/seqproj.md#coverage``): ``x_0 = 1``, ``z_0`` a fixed unit
 vector, ``c_x = 1``, ε = 0.5, δ = 0.05, T = 300.
 
-Every probability claim of the package reads an engine experiment
-(:func:`seqproj.events.path_experiment`: one simulator, one configuration,
-the four per-trial events) and counts one event per chunk
-(:func:`seqproj.events.count_true`).  Simulator per claim: the exact reduced
-simulation (theory ``#reduced``) wherever it can serve (sphere/Gaussian columns, adversaries on
-``(‖S‖², V)``), with chunks of 1 000 trials; the full protocol (O(M) per step)
-otherwise, with chunks of 100 — at the theorem's M the true failure rate is
-tiny, so a few hundred trials decide.
+Every probability claim of the package reads an engine experiment named in
+:mod:`seqproj.experiments` (:func:`seqproj.events.path_experiment`: one simulator, one
+configuration, the four per-trial events) and counts one event per chunk
+(:func:`seqproj.events.count_true`); the figures measure the same experiments.  Simulator per
+claim: the exact reduced simulation (theory ``#reduced``) wherever it can serve
+(sphere/Gaussian columns, adversaries on ``(‖S‖², V)``), with chunks of 1 000 trials; the full
+protocol (O(M) per step) otherwise, with chunks of 100 — at the theorem's M the true failure
+rate is tiny, so a few hundred trials decide.
 
 Trials are independent: every trial of a chunk draws its own 64-bit key and
 all its variates from it (:mod:`seqproj.rng`), the adversary's own randomness
@@ -20,38 +20,34 @@ from __future__ import annotations
 
 import functools
 
-from proofs_check.engine import ProbabilityClaim
-from proofs_check.engine.registry import register
+from proofs_check.engine import ProbabilityClaim, register
 
-from ..bounds import sequential_jl_min_dim
-from ..events import count_true, path_experiment
+from ..events import count_true
+from ..experiments import DELTA, EPS, M_THEOREM, T
 
 __all__ = ["EPS", "DELTA", "T", "M_THEOREM", "register_path_claim"]
 
-EPS, DELTA, T = 0.5, 0.05, 300
-#: the theorem's dimension at (ε, δ, T) = (0.5, 0.05, 300): 836
-M_THEOREM = int(sequential_jl_min_dim(EPS, DELTA, T))
 
+def register_path_claim(id, statement, source, label, *, experiment, event, delta, role, expected,
+                        notes="", quick=None, default=None, params=None):
+    """Register ``P(event) ≤ delta`` decided from ``experiment`` (a path experiment of
+    :mod:`seqproj.experiments`).
 
-def register_path_claim(id, statement, source, label, *, event, delta, simulator, M, eps=EPS, T=T,
-                        columns="sphere", adversary="constant", role, expected, notes="", chunk=None,
-                        quick=None, default=None, params=None, sim_kw=None):
-    """Register ``P(event) ≤ delta`` decided from :func:`path_experiment` of this configuration.
-
-    Budgets default to 4 / 40 chunks (reduced) or 400 / 2 000 trials (full).
-    ``params`` are shown with the claim in addition to the configuration.
+    Budgets default to 4 / 40 chunks (reduced) or 400 / 2 000 trials (full, look-ahead).
+    The claim shows the experiment's configuration, ``delta`` and ``event``, and ``params``.
     """
+    config = dict(experiment.params)
+    simulator, chunk = config["simulator"], experiment.chunk_size
     reduced = simulator == "reduced"
-    chunk = chunk or (1000 if reduced else 100)
-    sim_kw = dict(sim_kw or {})
-    exp = path_experiment(simulator=simulator, M=M, eps=eps, T=T, columns=columns,
-                          adversary=adversary, chunk_size=chunk, **sim_kw)
-    shown = {"M": M, "eps": eps, "delta": delta, "T": T, "columns": columns,
-             **({} if simulator == "lookahead" else {"adversary": adversary}),
-             "simulator": simulator, "event": event, **sim_kw, **(params or {})}
+    options = {k: v for k, v in config.items()
+               if k not in ("simulator", "M", "eps", "T", "columns", "adversary")}
+    shown = {"M": config["M"], "eps": config["eps"], "delta": delta, "T": config["T"],
+             "columns": config["columns"],
+             **({"adversary": config["adversary"]} if "adversary" in config else {}),
+             "simulator": simulator, "event": event, **options, **(params or {})}
     return register(ProbabilityClaim(
         id=id, statement=statement, source=source, label=label, params=shown,
-        experiment=exp, reduce=functools.partial(count_true, name=event), delta=delta,
+        experiment=experiment, reduce=functools.partial(count_true, name=event), delta=delta,
         chunk_size=chunk, quick_budget=quick or (4 * chunk if reduced else 400),
         default_budget=default or (40 * chunk if reduced else 2000), notes=notes, role=role,
         expected=expected))

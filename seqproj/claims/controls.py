@@ -8,6 +8,7 @@ from __future__ import annotations
 from proofs_check.engine import Source
 
 from ..bounds import sequential_jl_min_dim
+from ..experiments import band_experiment
 from .common import DELTA, EPS, T, register_path_claim
 
 register_path_claim(
@@ -15,7 +16,7 @@ register_path_claim(
     f"P(∃ t ≤ T: ‖S_t‖²/V_t ∉ [1−ε, 1+ε]) ≤ δ at M = 32 (ε = {EPS}, δ = {DELTA}, T = {T}), "
     "sphere columns, constant design",
     Source(theory="seqproj.md#controls", note="our reference run: p ≈ 0.48 at M = 32"),
-    "DERIVED", event="failed", delta=DELTA, simulator="reduced", M=32, role="control",
+    "DERIVED", experiment=band_experiment(32), event="failed", delta=DELTA, role="control",
     expected="refuted",
     notes="power check: at M far below the theorem's the failure rate is ≈ 0.48 (our reference run), so "
           "the claim must be refuted")
@@ -29,7 +30,7 @@ register_path_claim(
     f"δ = {DELTA}) for a look-ahead adversary (x in the null space of the columns)",
     Source(papers=("seqjl",), where="sequential JL theorem", theory="seqproj.md#controls",
            note="the theorem with its predictability assumption removed: our negative control"),
-    "DERIVED", event="failed", delta=DELTA, simulator="lookahead", M=M_C, eps=EPS_C, T=T_C,
-    role="control", expected="refuted", chunk=5, quick=10, default=20,
+    "DERIVED", experiment=band_experiment(M_C, simulator="lookahead", eps=EPS_C, T=T_C, chunk_size=5),
+    event="failed", delta=DELTA, role="control", expected="refuted", quick=10, default=20,
     notes="the adversary is not predictable (p = 1): shows that predictability is essential. "
           "ε = 0.9 so that the theorem's M is below T (needed for a null vector) at a small cost")

@@ -10,6 +10,7 @@ from proofs_check.engine import Source
 from ..adversaries import PREDICTABLE
 from ..columns import column_family
 from ..events import choose_simulator
+from ..experiments import band_experiment
 from .common import DELTA, EPS, M_THEOREM, T, register_path_claim
 
 #: column families inside the theorem's assumptions (Gaussian through the non-unit-norm relaxation)
@@ -27,8 +28,8 @@ for fam in COVERAGE_FAMILIES:
                    note="the constant 16 and the placement of c₀ are reconstructed"
                         + ("; Gaussian columns through the non-unit-norm relaxation"
                            if relaxed else "")),
-            "RECONSTRUCTED", event="failed", delta=DELTA, simulator=sim, M=M_THEOREM,
-            columns=fam, adversary=adv, role="statement", expected="holds",
+            "RECONSTRUCTED", experiment=band_experiment(M_THEOREM, fam, adv, simulator=sim),
+            event="failed", delta=DELTA, role="statement", expected="holds",
             notes=("Gaussian columns are inside the assumptions only through the non-unit-norm "
                    "relaxation (theory #nonunit, larger constants); checked here at the unit-norm theorem's M. " if relaxed else "")
             + f"simulator: {sim}")
@@ -39,7 +40,7 @@ register_path_claim(
     "(outside the assumptions: c₀ ≈ M/log M)",
     Source(papers=("seqjl",), where="sequential JL theorem", theory="seqproj.md#tails",
            note="one-hot columns violate the theorem's sub-Gaussian assumption: a measurement"),
-    "DERIVED", event="failed", delta=DELTA, simulator="full", M=M_THEOREM, columns="onehot",
+    "DERIVED", experiment=band_experiment(M_THEOREM, "onehot"), event="failed", delta=DELTA,
     role="measurement", expected=None,
     notes="flagged: one-hot columns violate the sub-Gaussian assumption; a 'holds' here is "
           "not covered by the theorem")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from proofs_check.engine import Source
 
+from ..experiments import band_experiment
 from .common import DELTA, EPS, M_THEOREM, T, register_path_claim
 
 for div, role, expect in ((5, "statement", "holds"), (20, "control", "refuted")):
@@ -20,7 +21,7 @@ for div, role, expect in ((5, "statement", "holds"), (20, "control", "refuted"))
         f"(sphere, constant design, ε = {EPS}, δ = {DELTA}, T = {T})",
         Source(theory="seqproj.md#efficiency",
                note="our measurement of the slack of the sequential JL theorem's M"),
-        "RECONSTRUCTED", event="failed", delta=DELTA, simulator="reduced", M=M, role=role,
+        "RECONSTRUCTED", experiment=band_experiment(M), event="failed", delta=DELTA, role=role,
         expected=expect, params={"M_theorem": M_THEOREM},
         notes=("holds: M* ≤ M_theorem/5" if div == 5 else "refuted: M* > M_theorem/20")
         + "; together the two bracket the efficiency ratio M_theorem/M* in [5, 20]; "

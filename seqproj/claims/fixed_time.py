@@ -10,9 +10,10 @@ from __future__ import annotations
 from proofs_check.engine import Source
 
 from ..bounds import fixed_vector_jl_failure_bound
+from ..experiments import FIXED_TIME_T, fixed_time_experiment
 from .common import EPS, register_path_claim
 
-M_B, T_B = 32, 500
+M_B, T_B = 32, FIXED_TIME_T
 #: the Dasgupta–Gupta bound 2 exp(−(M/2)(ε²/2 − ε³/3)) at M = 32, ε = 0.5: 0.5272
 DG = float(fixed_vector_jl_failure_bound(M_B, EPS))
 
@@ -28,9 +29,8 @@ for fam, adv, expect, quick in (("gaussian", "stopping", "refuted", 40_000),
                note=("applied to a predictable stopping adversary, where its independence "
                      "assumption fails (our check B)") if stopping else
                     "a fixed design is independent of the projection: the lemma applies"),
-        "CONFIRMED", event="out_at_T", delta=DG, simulator="reduced", M=M_B, T=T_B, columns=fam,
-        adversary=adv, role="control", expected=expect, chunk=10_000, quick=quick,
-        default=5 * quick,
+        "CONFIRMED", experiment=fixed_time_experiment(M_B, fam, adv), event="out_at_T", delta=DG,
+        role="control", expected=expect, quick=quick, default=5 * quick,
         notes=("the stopping adversary is predictable; the fixed-vector guarantee assumes data "
                "independent of the projection, so it need not hold — and it does not (our "
                "reference 0.538 sphere / 0.568 Gaussian): must be refuted") if stopping

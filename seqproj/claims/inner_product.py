@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import functools
 
-from proofs_check.engine import ProbabilityClaim, Source
-from proofs_check.engine.registry import register
+from proofs_check.engine import ProbabilityClaim, Source, register
 
 from ..bounds import sequential_jl_min_dim
 from ..events import inner_product_events

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from proofs_check.engine import Source
 
+from ..experiments import band_experiment
 from .common import T, register_path_claim
 
 #: α = 0.05 is also the simulators' default ``mix_alpha``, so these claims read the same
@@ -24,6 +25,6 @@ for fam in ("sphere", "gaussian"):
             Source(papers=("howard2021", "seqjl"), where="Prop. 4/5", theory="seqproj.md#mixture",
                    note="the two-sided normal-mixture boundary applied to step 4 of the "
                         "sequential JL proof (our reconstruction of the proof)"),
-            "DERIVED", event="mix_cross", delta=ALPHA_D, simulator="reduced", M=M_D, columns=fam,
-            adversary=adv, role="statement", expected="holds", params={"alpha": ALPHA_D},
+            "DERIVED", experiment=band_experiment(M_D, fam, adv), event="mix_cross", delta=ALPHA_D,
+            role="statement", expected="holds", params={"alpha": ALPHA_D},
             notes="our reference: 0.011–0.016 for the constant design; α = 0.05 fixed before the runs")

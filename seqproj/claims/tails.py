@@ -10,17 +10,17 @@ from __future__ import annotations
 
 import functools
 
-from proofs_check.engine import ComparisonClaim, Source
-from proofs_check.engine.registry import register
+from proofs_check.engine import ComparisonClaim, Source, register
 
 from ..columns import FAMILIES, column_family
 from ..events import choose_simulator, tail_difference
+from ..experiments import TAILS_M, tails_experiment
 from .common import EPS, T, register_path_claim
 
 #: our reference sphere failure rate at M = 128, T = 300, ε = 0.5, constant design
 SPHERE_REF_E = 0.0051
 DELTA_E = 2.0 * SPHERE_REF_E
-M_E = 128
+M_E = TAILS_M
 
 for fam in FAMILIES:
     info = column_family(fam, M_E)
@@ -34,8 +34,8 @@ for fam in FAMILIES:
         f"the assumptions: {info.assumptions})",
         Source(theory="seqproj.md#tails",
                note="threshold = 2 × our sphere reference rate 0.0051"),
-        "DERIVED", event="failed", delta=DELTA_E, simulator=sim, M=M_E, columns=fam,
-        chunk=1000, quick=20_000 if reduced else 4000, default=200_000 if reduced else 40_000,
+        "DERIVED", experiment=tails_experiment(fam), event="failed", delta=DELTA_E,
+        quick=20_000 if reduced else 4000, default=200_000 if reduced else 40_000,
         role="control" if onehot else "statement", expected="refuted" if onehot else "holds",
         params={"s": info.s, "c0": info.c0, "assumptions": info.assumptions},
         notes=("flagged: outside the theorem's assumptions (heavy tails); reference rate 0.034, "

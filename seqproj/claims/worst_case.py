@@ -19,8 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-from proofs_check.engine import InequalityClaim, Source
-from proofs_check.engine.registry import register
+from proofs_check.engine import InequalityClaim, Source, register
+
+from ..experiments import EPS, T
 
 RESULTS = Path(__file__).resolve().parent.parent / "worst_case_results.json"
 
@@ -104,7 +105,7 @@ for _M in sorted(results().get("replay", {}), key=int):
     register(InequalityClaim(
         id=f"seqproj.worst_case.gap.M{_M}",
         statement=(f"every hand-written adversary fails less often than the optimum at M = {_M} "
-                   f"(sphere, ε = 0.5, T = 300): best hand {_best} {_r['hand'][_best][0]:.4f} vs "
+                   f"(sphere, ε = {EPS}, T = {T}): best hand {_best} {_r['hand'][_best][0]:.4f} vs "
                    f"p* = {_r['p']:.4f} ± {_r['err']:.4f}"),
         source=_src("gap between the best hand adversary and the optimum"),
         label="DERIVED", params={"M": int(_M), "p": _r["p"], "err": _r["err"],

@@ -9,56 +9,71 @@ Modules, each named after what it computes:
   posterior, classic ensemble sampling);
 * :mod:`.hypermodel` — HyperAgent's :class:`LinearHypermodel` trained by (S)GD;
 * :mod:`.tracking` — the tracking error ‖Σ^{-1/2}AAᵀΣ^{-1/2} − I‖ and its
-  supremum under adaptive play;
+  supremum under adaptive play (the whitening by Σ in :mod:`.whitening`);
 * :mod:`.diagnosis` — what went wrong, in words (:func:`diagnose_factor`,
   :func:`checked_cholesky`, :func:`anticoncentration`);
 * :mod:`.equivalences`, :mod:`.failure_modes` — random cases of the
   equivalences and of the failure modes (chunk functions of the claims);
 * :mod:`.environments`, :mod:`.agents`, :mod:`.cholesky_update`,
   :mod:`.bandits` — linear bandits, agent specifications, the rank-one
-  Cholesky kernels of exact TS, the lock-step simulator and runner;
+  Cholesky kernels of exact TS, the lock-step simulator and runner
+  (:mod:`.run_setup`: the set-up it shares with the fused simulators of
+  :mod:`.fused_round` and :mod:`.cholesky_update`);
 * :mod:`.regret_sweep` — the finite-arm regret sweep as an experiment, and
   the smallest ensemble size within 10% of TS;
 * :mod:`.deepsea`, :mod:`.deep_agents` (kernels in :mod:`.deep_kernels`),
   :mod:`.deep_exploration` — DeepSea(N), tabular RLSVI / HyperAgent /
-  bootstrapped ensemble / ε-greedy, and the deep-exploration study.
+  bootstrapped ensemble / ε-greedy, and the deep-exploration study;
+* :mod:`.experiments` — the experiments that claims and figures share.
+
+This package exports the mathematical objects and the functions a user calls
+(``__all__`` below).  The claims' chunk functions and reductions, the numba
+kernels and the experiments stay in their modules: import them from there.
 
 Claims live in :mod:`.claims` (a package by family), loaded by the registry
 through the ``theorycheck.claims`` entry point — never imported from here.
 """
-from .agents import *  # noqa: F401,F403
-from .agents import __all__ as _agents
-from .bandits import *  # noqa: F401,F403
-from .bandits import __all__ as _bandits
-from .batch_posterior import *  # noqa: F401,F403
-from .batch_posterior import __all__ as _batch
-from .cholesky_update import *  # noqa: F401,F403
-from .cholesky_update import __all__ as _cholesky
-from .deep_agents import *  # noqa: F401,F403
-from .deep_agents import __all__ as _deep_agents
-from .deep_exploration import *  # noqa: F401,F403
-from .deep_exploration import __all__ as _deep_exploration
-from .deepsea import *  # noqa: F401,F403
-from .deepsea import __all__ as _deepsea
-from .diagnosis import *  # noqa: F401,F403
-from .diagnosis import __all__ as _diagnosis
-from .environments import *  # noqa: F401,F403
-from .environments import __all__ as _environments
-from .equivalences import *  # noqa: F401,F403
-from .equivalences import __all__ as _equivalences
-from .failure_modes import *  # noqa: F401,F403
-from .failure_modes import __all__ as _failure_modes
-from .hypermodel import *  # noqa: F401,F403
-from .hypermodel import __all__ as _hypermodel
-from .index_families import *  # noqa: F401,F403
-from .index_families import __all__ as _index_families
-from .posterior_factor import *  # noqa: F401,F403
-from .posterior_factor import __all__ as _posterior_factor
-from .regret_sweep import *  # noqa: F401,F403
-from .regret_sweep import __all__ as _regret_sweep
-from .tracking import *  # noqa: F401,F403
-from .tracking import __all__ as _tracking
+from .agents import EnsemblePP, EnsembleSampling, ExactTS, Greedy, LinUCB
+from .bandits import BanditResult, cumulative_regrets, run_bandit, simulate_reference, simulate_repetition
+from .batch_posterior import ensemble_sampling_members, ridge_posterior
+from .deep_agents import (RLSVI, BootstrappedEnsemble, EpsilonGreedy, HyperAgent, clark_max,
+                          hyper_closed_form, rlsvi_row_posterior)
+from .deep_exploration import (ExponentFit, budget, deep_sea_experiment, episodes_to_solve, fit_exponent,
+                               fit_median_exponent, index_dim, make_agent, run_deep_sea, step_times)
+from .deepsea import DeepSea, optimal_return
+from .diagnosis import (FactorDiagnosis, anticoncentration, checked_cholesky, default_tracking_threshold,
+                        diagnose_factor)
+from .environments import ChangingContextEnv, FiniteArmEnv, SphereEnv
+from .hypermodel import LinearHypermodel
+from .index_families import (INDEX_FAMILIES, PERTURBATION_FAMILIES, sample_index, sample_perturbation,
+                             sample_rows)
+from .posterior_factor import LinearEnsemblePP, haar_rows
+from .regret_sweep import (RegretSweep, SmallestM, env_sweep, env_sweep_ms, family_label, finite_sweep,
+                           isotonic_nonincreasing, smallest_m_experiment, smallest_m_isotonic,
+                           smallest_m_on_grid, smallest_m_within, sweep_agents, sweep_ms)
+from .tracking import sup_tracking_error, tracking_error, tracking_experiment
 
-__all__ = [*_posterior_factor, *_batch, *_hypermodel, *_tracking, *_diagnosis, *_index_families,
-           *_equivalences, *_failure_modes, *_environments, *_agents, *_cholesky, *_bandits,
-           *_regret_sweep, *_deepsea, *_deep_agents, *_deep_exploration]
+__all__ = [
+    # the posterior factor of Ensemble++, the batch solutions it reproduces, HyperAgent
+    "LinearEnsemblePP", "haar_rows", "ridge_posterior", "ensemble_sampling_members", "LinearHypermodel",
+    # index and perturbation laws
+    "INDEX_FAMILIES", "PERTURBATION_FAMILIES", "sample_index", "sample_perturbation", "sample_rows",
+    # tracking error and diagnosis
+    "tracking_error", "sup_tracking_error", "FactorDiagnosis", "diagnose_factor",
+    "default_tracking_threshold", "checked_cholesky", "anticoncentration",
+    # linear bandits: environments, agents, simulators
+    "FiniteArmEnv", "SphereEnv", "ChangingContextEnv",
+    "ExactTS", "EnsemblePP", "EnsembleSampling", "LinUCB", "Greedy",
+    "simulate_repetition", "simulate_reference", "cumulative_regrets", "run_bandit", "BanditResult",
+    # regret against TS: sweeps and the smallest ensemble size
+    "sweep_ms", "sweep_agents", "family_label", "finite_sweep", "RegretSweep", "SmallestM",
+    "smallest_m_within", "smallest_m_on_grid", "smallest_m_experiment", "env_sweep", "env_sweep_ms",
+    "isotonic_nonincreasing", "smallest_m_isotonic",
+    # tracking experiments
+    "tracking_experiment",
+    # DeepSea: environment, agents, the deep-exploration study
+    "DeepSea", "optimal_return", "RLSVI", "HyperAgent", "BootstrappedEnsemble", "EpsilonGreedy",
+    "clark_max", "rlsvi_row_posterior", "hyper_closed_form",
+    "index_dim", "budget", "make_agent", "episodes_to_solve", "run_deep_sea", "deep_sea_experiment",
+    "ExponentFit", "fit_exponent", "fit_median_exponent", "step_times",
+]

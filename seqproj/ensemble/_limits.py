@@ -11,8 +11,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from proofs_check.engine.validate import check_choice as _check_choice
-from proofs_check.engine.validate import check_int, shown
+from proofs_check.engine import check_choice as _check_choice
+from proofs_check.engine import check_int, shown
 
 #: Largest dimension d (a dense d × d covariance of float64 is 800 MB at 10 000).
 MAX_D = 10_000

@@ -13,7 +13,8 @@ so results are identical on every executor.
 Random streams of one repetition: one root seed drawn from the chunk
 generator, spawned into environment, noise, contexts and one stream per agent
 (an Ensemble++ agent spawns its start B, its indices ζ and its perturbations
-z; indices and perturbations are pre-drawn in blocks of :data:`BLOCK` rounds).
+z; indices and perturbations are pre-drawn in blocks of :data:`~.run_setup.BLOCK` rounds);
+the set-up shared with the fused simulators is :mod:`.run_setup`.
 """
 from __future__ import annotations
 
@@ -23,46 +24,21 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from proofs_check.engine.blas import single_threaded_blas
-from proofs_check.engine.validate import (as_generator, check_bool, check_instance, check_int,
-                                          check_real)
+from proofs_check.engine import single_threaded_blas
+from proofs_check.engine import check_bool, check_instance, check_int, check_real
 
-from ._limits import MAX_N, MAX_T, check_cells
+from ._limits import MAX_N, MAX_T
 
-from .agents import AGENTS, EnsemblePP, ExactTS, LinUCB
+from .agents import EnsemblePP, ExactTS, LinUCB
 from .cholesky_update import chol_rank1_update, solve_upper_t
 from .environments import ENVIRONMENTS
-from .index_families import sample_index, sample_perturbation, sample_rows
-from .posterior_factor import LinearEnsemblePP, haar_rows
+from .fused_round import agent_regret
+from .index_families import sample_index, sample_perturbation
+from .posterior_factor import LinearEnsemblePP
+from .run_setup import BLOCK, agent_prior, as_agents, check_run, epp_start, rep_streams
 
-__all__ = ["BLOCK", "simulate_repetition", "simulate_reference", "cumulative_regrets",
-           "BanditResult", "run_bandit"]
-
-#: Rounds per block of pre-drawn indices/perturbations (part of the stream layout).
-BLOCK = 250
-
-
-def _agent_prior(agent, env):
-    s0 = env.theta_var if agent.prior_var is None else check_real("prior_var", agent.prior_var,
-                                                                    lo=0.0, lo_open=True)
-    sig = env.noise_sd if agent.noise_sd is None else check_real("noise_sd", agent.noise_sd,
-                                                                  lo=0.0, lo_open=True)
-    return s0, sig
-
-
-def _epp_start(agent: EnsemblePP, d: int, s0: float, ss: np.random.SeedSequence):
-    """A_0 and the generators of ζ and z, in the stream layout shared with the reference."""
-    b_ss, zeta_ss, z_ss = ss.spawn(3)
-    rb = np.random.default_rng(b_ss)
-    B = haar_rows(d, agent.M, rb) if agent.init == "haar" else \
-        sample_rows(agent.perturbation, d, agent.M, rb, s=agent.s)
-    return math.sqrt(s0) * B, np.random.default_rng(zeta_ss), np.random.default_rng(z_ss)
-
-
-def _rep_streams(rng, n_agents):
-    root = np.random.SeedSequence(int(as_generator(rng).integers(0, 2**63)))
-    env_ss, noise_ss, ctx_ss, *agent_ss = root.spawn(3 + n_agents)
-    return env_ss, noise_ss, ctx_ss, agent_ss
+__all__ = ["simulate_repetition", "simulate_reference", "cumulative_regrets", "BanditResult",
+           "run_bandit"]
 
 
 def _arms(env, inst_X, ctx_rng, t):
@@ -73,36 +49,13 @@ def _arms(env, inst_X, ctx_rng, t):
     return None
 
 
-def _check_run(env, agents, T, rng, *, n=1, name="agents"):
-    """Validated ``(env, agents, T, rng)`` of the simulators; the memory of one call
-    (``n × n_agents × T`` regrets, Σ and the factors of every agent) is bounded first."""
-    if not isinstance(env, ENVIRONMENTS):
-        raise TypeError(f"env must be one of {[c.__name__ for c in ENVIRONMENTS]}, got "
-                        f"{type(env).__name__}")
-    agents = _as_agents(agents, name)
-    T = check_int("T", T, lo=1, hi=MAX_T)
-    rng = as_generator(rng)
-    C, d = len(agents), env.d
-    check_cells("n × agents × T regrets", n, C, T)
-    check_cells("the agents' d × d covariances", C, d, d)
-    check_cells("the Ensemble++ factors", d, sum(a.M for a in agents if isinstance(a, EnsemblePP)) + 1)
-    check_cells("the pre-drawn indices and perturbations", 2 * BLOCK,
-                sum(a.M for a in agents if isinstance(a, EnsemblePP)) + 1)
-    check_cells("the TS noise", T, d, sum(isinstance(a, ExactTS) for a in agents) + 1)
-    if env.kind == "sphere" and any(isinstance(a, LinUCB) for a in agents):
-        raise ValueError("LinUCB is implemented for finite action sets only (the optimistic "
-                         "action on the sphere has no closed form); use FiniteArmEnv or "
-                         "ChangingContextEnv (argument env)")
-    return env, agents, T, rng
-
-
 def simulate_repetition(env, agents, T, rng, *, fused=None) -> np.ndarray:
     """One repetition of every agent in lock-step; returns the ``(n_agents, T)``
     instantaneous regrets.  Vectorised over agents (batched Sherman–Morrison,
     one GEMM for the scores of all agents); on finite arm sets the Ensemble++
     agents run through the fused kernel (``fused``: default
     :data:`FUSED`; ``False`` forces the batched path — same regrets)."""
-    env, agents, T, rng = _check_run(env, agents, T, rng)
+    env, agents, T, rng = check_run(env, agents, T, rng)
     if fused is not None:
         fused = check_bool("fused", fused)
     return _simulate_repetition(env, agents, T, rng, fused)
@@ -118,13 +71,11 @@ FUSED = True
 
 def _simulate_repetition(env, agents, T, rng, fused=None) -> np.ndarray:
     C = len(agents)
-    env_ss, noise_ss, ctx_ss, agent_ss = _rep_streams(rng, C)
+    env_ss, noise_ss, ctx_ss, agent_ss = rep_streams(rng, C)
     theta, X = env.draw(np.random.default_rng(env_ss))
     eta = np.random.default_rng(noise_ss).standard_normal(T)
     ctx_rng = np.random.default_rng(ctx_ss)
     if (FUSED if fused is None else fused) and env.kind == "finite":
-        from .fused_round import agent_regret
-
         X = np.ascontiguousarray(X, dtype=float)
         Xth = X @ theta
         best = float(Xth.max())
@@ -132,7 +83,7 @@ def _simulate_repetition(env, agents, T, rng, fused=None) -> np.ndarray:
         rest = []
         for i, a in enumerate(agents):
             if isinstance(a, EnsemblePP):
-                s0_i, sig_i = _agent_prior(a, env)
+                s0_i, sig_i = agent_prior(a, env)
                 regret[i] = agent_regret(X, Xth, best, eta, a, s0_i, sig_i, agent_ss[i],
                                          index_sampler=sample_index,
                                          perturbation_sampler=sample_perturbation)[0]
@@ -152,7 +103,7 @@ def _lockstep(env, agents, T, theta, X, eta, ctx_rng, agent_ss) -> np.ndarray:
     s0 = np.empty(C)
     sig = np.empty(C)
     for i, a in enumerate(agents):
-        s0[i], sig[i] = _agent_prior(a, env)
+        s0[i], sig[i] = agent_prior(a, env)
     Sigma = s0[:, None, None] * np.eye(d)[None]
     mu = np.zeros((C, d))
     # --- Ensemble++ groups (same M and family -> contiguous batched arrays)
@@ -165,7 +116,7 @@ def _lockstep(env, agents, T, theta, X, eta, ctx_rng, agent_ss) -> np.ndarray:
         A = np.empty((len(idx), d, M))
         gens = []
         for j, i in enumerate(idx):
-            A[j], rz, rp = _epp_start(agents[i], d, s0[i], agent_ss[i])
+            A[j], rz, rp = epp_start(agents[i], d, s0[i], agent_ss[i])
             gens.append((rz, rp))
         epp.append({"idx": np.array(idx), "M": M, "A": A, "gens": gens,
                     "zeta": np.empty((len(idx), BLOCK, M)), "z": np.empty((len(idx), BLOCK, M)),
@@ -261,13 +212,13 @@ def simulate_reference(env, agent, T, rng) -> np.ndarray:
     Ensemble++ or TS agent (class :class:`~seqproj.ensemble.LinearEnsemblePP`
     / an explicit Cholesky), with the same random streams; used by the tests."""
     check_instance("agent", agent, (EnsemblePP, ExactTS))
-    env, (agent,), T, rng = _check_run(env, [agent], T, rng, name="agent")
+    env, (agent,), T, rng = check_run(env, [agent], T, rng, name="agent")
     d = env.d
-    env_ss, noise_ss, ctx_ss, agent_ss = _rep_streams(rng, 1)
+    env_ss, noise_ss, ctx_ss, agent_ss = rep_streams(rng, 1)
     theta, X = env.draw(np.random.default_rng(env_ss))
     eta = np.random.default_rng(noise_ss).standard_normal(T)
     ctx_rng = np.random.default_rng(ctx_ss)
-    s0, sig = _agent_prior(agent, env)
+    s0, sig = agent_prior(agent, env)
     out = np.empty(T)
     if isinstance(agent, EnsemblePP):
         b_ss, zeta_ss, z_ss = agent_ss[0].spawn(3)
@@ -320,7 +271,7 @@ def cumulative_regrets(rng, n, *, env, agents, T) -> np.ndarray:
     of every agent, shape ``(n, n_agents, T)`` (one root seed per repetition
     drawn from ``rng``)."""
     n = check_int("n", n, lo=0, hi=MAX_N)
-    env, agents, T, rng = _check_run(env, agents, T, rng, n=n)
+    env, agents, T, rng = check_run(env, agents, T, rng, n=n)
     out = np.empty((n, len(agents), T))
     with single_threaded_blas():
         for r in range(n):
@@ -371,28 +322,6 @@ class BanditResult:
                 "final": self.final.tolist()}
 
 
-def _as_agents(agent, name="agent"):
-    if isinstance(agent, AGENTS):
-        return [agent]
-    if isinstance(agent, (str, bytes, dict)) or not hasattr(agent, "__iter__") or (
-            isinstance(agent, np.ndarray) and agent.ndim != 1):
-        raise TypeError(f"{name} must be an agent spec or a sequence of them, got "
-                        f"{type(agent).__name__}")
-    agents = list(agent)
-    if not agents:
-        raise ValueError(f"{name}: need at least one agent")
-    if len(agents) > 10_000:
-        raise ValueError(f"{name} must hold at most 10000 agents, got {len(agents)}")
-    for a in agents:
-        if not isinstance(a, AGENTS):
-            raise TypeError(f"{name} entries must be one of {[c.__name__ for c in AGENTS]}, "
-                            f"got {type(a).__name__}")
-    labels = [a.label for a in agents]
-    if len(set(labels)) != len(labels):
-        raise ValueError(f"agent labels must be distinct, got {labels}")
-    return agents
-
-
 def default_executor(n_reps: int, chunk_size: int, workers: int | None = None):
     """``(executor, workers)`` that :func:`run_bandit` uses when ``executor`` is ``None``: a thread
     pool on all cores (at most one worker per chunk) when there are ≥ 2 chunks and ≥ 2 cores,
@@ -402,7 +331,7 @@ def default_executor(n_reps: int, chunk_size: int, workers: int | None = None):
     spend most of their time in NumPy/BLAS and numba calls that release the GIL (measured 1.1–1.3×
     over serial on 2 cores at load ≈ 12).  Results do not depend on the choice (chunks carry
     their own seeds)."""
-    from proofs_check.engine.executors import default_workers
+    from proofs_check.engine import default_workers
 
     chunk_size = check_int("chunk_size", chunk_size, lo=1, hi=MAX_N)
     n_chunks = -(-check_int("n_reps", n_reps, lo=1, hi=MAX_N) // chunk_size)
@@ -425,16 +354,16 @@ def run_bandit(env, agent, T, n_reps, seed, executor=None, *, chunk_size: int = 
     (:func:`default_executor`: threads, one per chunk at most; serial for a
     single chunk or a single core).
     """
-    from proofs_check.engine.runner import map_chunks
+    from proofs_check.engine import map_chunks
 
     if not isinstance(env, ENVIRONMENTS):
         raise TypeError(f"env must be one of {[c.__name__ for c in ENVIRONMENTS]}, got {type(env).__name__}")
-    agents = _as_agents(agent)
+    agents = as_agents(agent)
     T = check_int("T", T, lo=1, hi=MAX_T)
     n_reps = check_int("n_reps", n_reps, lo=1, hi=MAX_N)
     chunk_size = check_int("chunk_size", chunk_size, lo=1, hi=MAX_N)
     seed = check_int("seed", seed, lo=0)
-    _check_run(env, agents, T, 0, n=n_reps)
+    check_run(env, agents, T, 0, n=n_reps)
     level = check_real("level", level, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     task = functools.partial(cumulative_regrets, env=env, agents=tuple(agents), T=T)
     if executor is None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from proofs_check.engine.validate import check_finite_array, check_real
+from proofs_check.engine import check_finite_array, check_real
 
 from ._limits import MAX_D, check_cells
 

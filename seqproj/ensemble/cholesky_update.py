@@ -25,10 +25,12 @@ import math
 import numpy as np
 from numba import njit
 
-from proofs_check.engine.validate import check_finite_array
+from proofs_check.engine import check_finite_array, check_instance
 
 from ._limits import MAX_D
+from .agents import ExactTS
 from .greedy import greedy_arm
+from .run_setup import check_finite_run, draw_finite_repetition
 
 __all__ = ["chol_rank1_update", "chol_rank1_update_ref", "solve_upper_t"]
 
@@ -152,23 +154,10 @@ def simulate_ts_fused(env, agent, T, rng):
     """One repetition of exact TS through :func:`ts_rounds` on a finite-arm environment,
     with the random streams of :func:`~seqproj.ensemble.simulate_repetition` (same θ*,
     arms, noise and Gaussian draws); returns the ``(T,)`` instantaneous regrets."""
-    from proofs_check.engine.validate import check_instance
-
-    from .agents import ExactTS
-    from .bandits import _agent_prior, _check_run, _rep_streams
-
     check_instance("agent", agent, ExactTS)
-    env, (agent,), T, rng = _check_run(env, [agent], T, rng, name="agent")
-    if env.kind != "finite":
-        raise ValueError(f"simulate_ts_fused runs finite-arm environments (FiniteArmEnv), got {env!r} "
-                         "(argument env)")
-    env_ss, noise_ss, _ctx_ss, agent_ss = _rep_streams(rng, 1)
-    theta_star, X = env.draw(np.random.default_rng(env_ss))
-    X = np.ascontiguousarray(X, dtype=float)
-    eta = np.random.default_rng(noise_ss).standard_normal(T)
-    s0, sig = _agent_prior(agent, env)
-    Xth = X @ theta_star
-    return ts_agent_regret(X, Xth, float(Xth.max()), eta, s0, sig, agent_ss[0])
+    env, agent, T, rng = check_finite_run(env, agent, T, rng, caller="simulate_ts_fused")
+    X, Xth, best, eta, s0, sig, ss = draw_finite_repetition(env, agent, T, rng)
+    return ts_agent_regret(X, Xth, best, eta, s0, sig, ss)
 
 
 def ts_agent_regret(X, Xth, best, eta, s0, sig, ss):

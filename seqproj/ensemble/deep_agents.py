@@ -78,7 +78,7 @@ import math
 import numpy as np
 from scipy.special import ndtr
 
-from proofs_check.engine.validate import as_generator, check_finite_array, check_int, check_real
+from proofs_check.engine import as_generator, check_finite_array, check_int, check_real
 
 from ._limits import check_cells, check_choice
 from .deep_kernels import hyper_backward, hyper_sgd_sweep, ridge_backward

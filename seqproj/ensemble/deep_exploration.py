@@ -46,8 +46,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as st
 
-from proofs_check.engine.experiment import Experiment
-from proofs_check.engine.validate import as_generator, check_bool, check_finite_array, check_int, \
+from proofs_check.engine import Experiment
+from proofs_check.engine import as_generator, check_bool, check_finite_array, check_int, \
     check_real
 
 from ._limits import check_choice, check_int_sequence
@@ -56,9 +56,8 @@ from .deepsea import DeepSea, deep_sea_step
 
 __all__ = ["WINDOW", "THRESHOLD", "NOISE_SD", "PRIOR_VAR", "AGENT_NAMES", "index_dim", "budget",
            "make_agent", "episodes_to_solve", "run_deep_sea", "deep_sea_trials",
-           "deep_sea_experiment", "ExponentFit", "fit_exponent", "step_times", "STUDY_NS",
-           "fit_median_exponent", "DEEPSEA_STUDY", "DEEPSEA_SGD", "DEEPSEA_SMALL", "DEEPSEA_PAIR", "DEEPSEA_EPS12",
-           "censored_count", "factor_events", "episodes_column"]
+           "deep_sea_experiment", "ExponentFit", "fit_exponent", "step_times",
+           "fit_median_exponent", "censored_count", "factor_events", "episodes_column"]
 
 #: Window W and threshold of the solve rule (fixed before any run).
 WINDOW = 20
@@ -68,8 +67,6 @@ NOISE_SD = 0.1
 PRIOR_VAR = 1.0
 #: Agents of the study by name.
 AGENT_NAMES = ("rlsvi", "hyper", "hyper_sgd", "bootstrap", "eps_greedy")
-#: The grid of the scaling study.
-STUDY_NS = (5, 8, 12, 16, 20, 30, 40, 50)
 
 
 def index_dim(N: int, *, factor: float = 2.0) -> int:
@@ -143,7 +140,7 @@ def run_deep_sea(agent, env: DeepSea, episodes: int, *, window: int = WINDOW,
     instance of the batch), stopping early once every instance has a solved
     window.  Returns ``{"found": (B, E_played) bool, "solve": (B,) float (NaN
     = censored at episodes − W), "played": E_played}``."""
-    from proofs_check.engine.validate import check_instance
+    from proofs_check.engine import check_instance
 
     from .deep_agents import _TabularAgent
 
@@ -222,19 +219,6 @@ def deep_sea_experiment(name: str, *, agents, Ns, chunk_size: int = 8,
                               "prior_var": PRIOR_VAR, "budget": "N^2 + 200",
                               "M": "ceil(2 log(2 N^2))", "K": 10, "eps": 0.1,
                               "stochastic": stochastic})
-
-
-#: The scaling study: every agent but the SGD variant on N ∈ {5 … 50}.
-DEEPSEA_STUDY = deep_sea_experiment("study", agents=("rlsvi", "hyper", "bootstrap", "eps_greedy"),
-                                    Ns=STUDY_NS)
-#: The SGD variant beside the closed form on N ≤ 20 (the SGD sweep costs 2K·steps× more).
-DEEPSEA_SGD = deep_sea_experiment("sgd", agents=("hyper", "hyper_sgd"), Ns=(5, 8, 12, 16, 20))
-#: The claims' small grid (quick enough for ``report --quick``).
-DEEPSEA_SMALL = deep_sea_experiment("small", agents=("rlsvi", "hyper"), Ns=(6, 8, 10, 12, 16))
-#: The control: ε-greedy and exact RLSVI on common instances at N = 12.
-DEEPSEA_EPS12 = deep_sea_experiment("eps12", agents=("rlsvi", "eps_greedy"), Ns=(12,))
-#: HyperAgent against exact RLSVI on common instances at N = 20.
-DEEPSEA_PAIR = deep_sea_experiment("pair20", agents=("rlsvi", "hyper"), Ns=(20,))
 
 
 @dataclass(frozen=True)

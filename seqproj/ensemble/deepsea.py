@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from proofs_check.engine.validate import as_generator, check_bool, check_finite_array, check_int
+from proofs_check.engine import as_generator, check_bool, check_finite_array, check_int
 
 from ._limits import check_cells
 

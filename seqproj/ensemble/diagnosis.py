@@ -17,12 +17,12 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from proofs_check.engine.validate import (as_generator, check_finite_array, check_instance, check_int,
+from proofs_check.engine import (as_generator, check_finite_array, check_instance, check_int,
                                           check_real, shown)
 
 from ._limits import MAX_D, MAX_M, MAX_N, NotPositiveDefiniteError, check_cells
 from .posterior_factor import LinearEnsemblePP
-from .tracking import _check_pair, _symmetric, _whitened_eigs
+from .whitening import check_pair, is_symmetric, whitened_eigs
 
 __all__ = ["FactorDiagnosis", "diagnose_factor", "default_tracking_threshold", "checked_cholesky",
            "anticoncentration"]
@@ -82,12 +82,12 @@ def diagnose_factor(Sigma, A, *, tol: float | None = None) -> FactorDiagnosis:
       multiple of the random-start level, :func:`default_tracking_threshold`; OPEN
       constant, keyword).
     """
-    Sigma, A = _check_pair(Sigma, A)
+    Sigma, A = check_pair(Sigma, A)
     d, M = A.shape
     if M > MAX_M:
         raise ValueError(f"A must have at most {MAX_M} columns (the ensemble size M), got {M}")
     thr = default_tracking_threshold(d, M) if tol is None else check_real("tol", tol, lo=0.0)
-    Wm, ev = _whitened_eigs(Sigma, A)
+    Wm, ev = whitened_eigs(Sigma, A)
     err = float(max(abs(ev[0] - 1.0), abs(ev[-1] - 1.0)))
     sv = np.linalg.svd(Wm, compute_uv=False)
     rank = int(np.sum(sv > sv.max(initial=0.0) * max(d, M) * np.finfo(float).eps)) if sv.size else 0
@@ -135,7 +135,7 @@ def checked_cholesky(matrix, *, name: str = "matrix", dtype=np.float64, rtol: fl
         raise ValueError(f"matrix must be a non-empty square array, got shape {S.shape}")
     if S.shape[0] > MAX_D:
         raise ValueError(f"matrix must have at most {MAX_D} rows, got {S.shape[0]}")
-    if not _symmetric(S):
+    if not is_symmetric(S):
         raise ValueError("matrix must be symmetric, got an asymmetric array")
     try:
         dt = np.dtype(dtype)

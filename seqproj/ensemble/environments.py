@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from proofs_check.engine.validate import check_int, check_real
+from proofs_check.engine import check_int, check_real
 
 from ._limits import MAX_D, MAX_K, check_cells
 

@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from proofs_check.engine.validate import as_generator, check_int
+from proofs_check.engine import as_generator, check_int
 
 from ._limits import MAX_D, MAX_M, MAX_N
 from .batch_posterior import ensemble_sampling_members, ridge_posterior

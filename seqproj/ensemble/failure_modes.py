@@ -23,13 +23,13 @@ import math
 
 import numpy as np
 
-from proofs_check.engine.validate import as_generator, check_int, check_real
+from proofs_check.engine import as_generator, check_int, check_real
 from ._limits import check_choice
 
 from ._limits import MAX_D, MAX_K, MAX_M, MAX_N, MAX_T, check_cells
 from .agents import EnsemblePP, ExactTS
 from .bandits import cumulative_regrets
-from .diagnosis import checked_cholesky, default_tracking_threshold
+from .diagnosis import checked_cholesky, default_tracking_threshold, diagnose_factor
 from .environments import FiniteArmEnv
 from .posterior_factor import LinearEnsemblePP
 from .tracking import sup_tracking_error
@@ -50,8 +50,10 @@ def _adaptive_state(rng, d, M, T, **kw):
     return ens
 
 
-def _has(diag, word) -> float:
-    return float(any(word in p for p in diag.problems))
+def _diagnosed(ens, word) -> float:
+    """1.0 if :func:`~.diagnosis.diagnose_factor` of ``ens``'s factor names a problem containing
+    ``word``, else 0.0."""
+    return float(any(word in p for p in diagnose_factor(ens.cov, ens.factor).problems))
 
 
 def unnormalised_perturbation_flags(rng, n, *, T=100):
@@ -65,7 +67,7 @@ def unnormalised_perturbation_flags(rng, n, *, T=100):
         M = max(16, int(rng.integers(4, 9)) * d)
         bad = _adaptive_state(rng, d, M, T, perturbation_scale=math.sqrt(M))
         good = _adaptive_state(rng, d, M, T)
-        lhs += [_has(bad.diagnose(), "I instead of I/M"), _has(good.diagnose(), "I instead of I/M")]
+        lhs += [_diagnosed(bad, "I instead of I/M"), _diagnosed(good, "I instead of I/M")]
         rhs += [1.0, 0.0]
     return np.array(lhs), np.array(rhs)
 
@@ -81,7 +83,7 @@ def rank_deficient_flags(rng, n, *, T=50):
         M = int(rng.integers(1, d))
         ens = _adaptive_state(rng, d, M, T)
         full = _adaptive_state(rng, d, 4 * d, T)
-        lhs += [_has(ens.diagnose(), "rank"), _has(full.diagnose(), "rank")]
+        lhs += [_diagnosed(ens, "rank"), _diagnosed(full, "rank")]
         rhs += [1.0, 0.0]
     return np.array(lhs), np.array(rhs)
 

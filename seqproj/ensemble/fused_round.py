@@ -70,11 +70,13 @@ import numpy as np
 from numba import njit
 from scipy.linalg.blas import dgemm as _dgemm
 
-from proofs_check.engine.validate import check_instance, check_int
+from proofs_check.engine import check_instance, check_int
 
 from ._limits import MAX_M, check_cells
 from .agents import EnsemblePP
 from .greedy import greedy_arm
+from .index_families import sample_index, sample_perturbation
+from .run_setup import BLOCK, check_finite_run, draw_finite_repetition, epp_start
 
 __all__ = ["EppState", "bytes_per_round", "default_deferral", "epp_rounds", "epp_rounds_ref",
            "epp_flush", "simulate_fused"]
@@ -353,28 +355,17 @@ def simulate_fused(env, agent, T, rng, *, k: int | None = None, reference: bool 
 
     Same random streams as :func:`~seqproj.ensemble.simulate_reference` (and the
     lock-step simulator with this single agent): θ*, arms and noise, the start
-    B, ζ and z drawn in blocks of :data:`~seqproj.ensemble.BLOCK` rounds.  Returns
+    B, ζ and z drawn in blocks of :data:`~.run_setup.BLOCK` rounds.  Returns
     the ``(T,)`` instantaneous regrets (and the final :class:`EppState`, flushed,
     with ``return_state``).  ``k``: deferral depth (default :func:`default_deferral`);
     ``reference=True`` runs :func:`epp_rounds_ref` instead of the kernel.
     """
-    from .bandits import _agent_prior, _check_run, _rep_streams
-
     check_instance("agent", agent, EnsemblePP)
-    env, (agent,), T, rng = _check_run(env, [agent], T, rng, name="agent")
-    if env.kind != "finite":
-        raise ValueError(f"simulate_fused runs finite-arm environments (FiniteArmEnv), got {env!r} "
-                         "(argument env)")
+    env, agent, T, rng = check_finite_run(env, agent, T, rng, caller="simulate_fused")
     if k is not None:
         k = check_int("k", k, lo=1, hi=1024)
-    env_ss, noise_ss, _ctx_ss, agent_ss = _rep_streams(rng, 1)
-    theta_star, X = env.draw(np.random.default_rng(env_ss))
-    X = np.ascontiguousarray(X, dtype=float)
-    eta = np.random.default_rng(noise_ss).standard_normal(T)
-    s0, sig = _agent_prior(agent, env)
-    Xth = X @ theta_star
-    regret, state = agent_regret(X, Xth, float(Xth.max()), eta, agent, s0, sig, agent_ss[0], k=k,
-                                 reference=reference)
+    X, Xth, best, eta, s0, sig, ss = draw_finite_repetition(env, agent, T, rng)
+    regret, state = agent_regret(X, Xth, best, eta, agent, s0, sig, ss, k=k, reference=reference)
     if return_state:
         if reference:
             state.S[:] = state.materialised()[1]
@@ -396,21 +387,18 @@ def agent_regret(X, Xth, best, eta, agent, s0, sig, ss, *, k=None, reference=Fal
     Used by :func:`simulate_fused` and by the lock-step simulator for finite-arm environments,
     which passes its own ``sample_index``/``sample_perturbation`` (``index_sampler``,
     ``perturbation_sampler``; default those of :mod:`.index_families`)."""
-    from .bandits import BLOCK, _epp_start
-    from .index_families import sample_index, sample_perturbation
-
-    sample_index = index_sampler or sample_index
-    sample_perturbation = perturbation_sampler or sample_perturbation
+    draw_index = index_sampler or sample_index
+    draw_perturbation = perturbation_sampler or sample_perturbation
 
     T = eta.shape[0]
     d, M = X.shape[1], agent.M
     k = default_deferral(d, M) if k is None else k
     check_cells("the deferred factor terms", k, d + M)
-    A0, rz, rp = _epp_start(agent, d, s0, ss)
+    A0, rz, rp = epp_start(agent, d, s0, ss)
 
     def draw(n_b):
-        return (sample_index(agent.index, M, rz, size=n_b, s=agent.s),
-                sample_perturbation(agent.perturbation, M, rp, size=n_b, s=agent.s))
+        return (draw_index(agent.index, M, rz, size=n_b, s=agent.s),
+                draw_perturbation(agent.perturbation, M, rp, size=n_b, s=agent.s))
 
     zeta_b, z_b = draw(min(BLOCK, T))
     state = EppState(np.zeros(d), s0, A0, zeta_b[0], k)

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from proofs_check.engine.validate import (as_generator, check_bool, check_finite_array, check_int,
+from proofs_check.engine import (as_generator, check_bool, check_finite_array, check_int,
                                           check_real)
 
 from ._limits import MAX_D, MAX_M, MAX_N, check_cells

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from proofs_check.engine.validate import as_generator, check_int
+from proofs_check.engine import as_generator, check_int
 from ._limits import check_choice
 
 from ._limits import MAX_D, MAX_M, MAX_N, check_cells

@@ -39,14 +39,15 @@ import math
 import numpy as np
 from scipy.linalg import blas as _blas
 
-from proofs_check.engine.validate import (as_generator, check_finite_array, check_int,
+from proofs_check.engine import (as_generator, check_finite_array, check_int,
                                           check_real)
 from ._limits import check_choice
 
-from ._limits import MAX_D, MAX_M, MAX_N, NotPositiveDefiniteError, check_cells
+from ._limits import MAX_D, MAX_M, MAX_N, check_cells
 
 from .index_families import (INDEX_FAMILIES, PERTURBATION_FAMILIES, sample_index,
                              sample_perturbation, sample_rows)
+from .whitening import pd_error
 
 __all__ = ["LinearEnsemblePP", "haar_rows"]
 
@@ -71,13 +72,6 @@ def haar_rows(d: int, M: int, rng) -> np.ndarray:
     if M >= d:
         return np.ascontiguousarray(q.T)           # d × M, orthonormal rows
     return q * math.sqrt(d / M)                    # d × M, scaled orthonormal columns
-
-def _pd_error(what: str, detail: str) -> NotPositiveDefiniteError:
-    return NotPositiveDefiniteError(
-        f"{what} has lost positive definiteness ({detail}). The Sherman–Morrison recursion "
-        "accumulates round-off when Σ_t is very ill-conditioned (tiny noise_sd, huge prior_var "
-        "or huge actions); refusing to sample from it. Rescale the problem, increase noise_sd, "
-        "or maintain a Cholesky factor of the precision instead.")
 
 
 class LinearEnsemblePP:
@@ -254,7 +248,7 @@ class LinearEnsemblePP:
             raise ValueError(f"x is too large: xᵀΣx overflows float64 at round {self.t + 1}; "
                              "rescale the actions")
         if not math.isfinite(q) or (q <= 0.0 and np.any(x != 0.0)):
-            raise _pd_error("Σ_t", f"xᵀΣx = {q!r} for a nonzero x at round {self.t + 1}")
+            raise pd_error("Σ_t", f"xᵀΣx = {q!r} for a nonzero x at round {self.t + 1}")
         c = sigma * sigma + q
         with np.errstate(over="ignore", invalid="ignore"):
             mu_new = self._mu + g * ((y - float(x @ self._mu)) / c)
@@ -267,7 +261,7 @@ class LinearEnsemblePP:
         _blas.dger(-1.0 / c, g, g, a=self._Sigma, overwrite_a=1)
         dg = np.diagonal(self._Sigma)
         if not np.all(dg > 0.0):
-            raise _pd_error("Σ_t", f"diagonal entry {float(dg.min())!r} ≤ 0 after round {self.t + 1}")
+            raise pd_error("Σ_t", f"diagonal entry {float(dg.min())!r} ≤ 0 after round {self.t + 1}")
         self._mu[:] = mu_new
         r = sigma * z - _blas.dgemv(1.0, self._A, x, trans=1)
         _blas.dger(1.0 / c, g, r, a=self._A, overwrite_a=1)
@@ -280,12 +274,5 @@ class LinearEnsemblePP:
             np.linalg.cholesky(S)
         except np.linalg.LinAlgError:
             lam = float(np.linalg.eigvalsh(S)[0])
-            raise _pd_error("Σ_t", f"Cholesky failed, smallest eigenvalue {lam:.3e}") from None
+            raise pd_error("Σ_t", f"Cholesky failed, smallest eigenvalue {lam:.3e}") from None
         return float(np.linalg.eigvalsh(S)[0])
-
-    def diagnose(self):
-        """:func:`~seqproj.ensemble.diagnose_factor` of the current state (a
-        :class:`~seqproj.ensemble.FactorDiagnosis`)."""
-        from .diagnosis import diagnose_factor      # diagnosis imports this module
-
-        return diagnose_factor(self.cov, self._A)

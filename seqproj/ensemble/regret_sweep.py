@@ -20,9 +20,11 @@ every M of :func:`sweep_ms` on the finite-arm environment.
   :func:`smallest_m_per_d` for the claim ``ensemble.regret.smallest_m_vs_d``.
 * Issue 15: :func:`env_sweep` — TS against Gaussian Ensemble++ at
   M ∈ {d/4, d/2, d, 2d, 4d, 8d} on the compact (unit-sphere) and the
-  changing-context environments (:data:`ENV_SWEEPS`, reduced by :func:`env_gap`);
-  :data:`SMALLEST_M_LAW` with the monotone (isotonic) criterion
+  changing-context environments (reduced by :func:`env_gap`);
+  :func:`smallest_m_law_experiment` with the monotone (isotonic) criterion
   :func:`smallest_m_isotonic` for ``ensemble.regret.smallest_m_vs_d.isotonic``.
+
+The experiments the claims and figures share are named in :mod:`.experiments`.
 """
 from __future__ import annotations
 
@@ -32,8 +34,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from proofs_check.engine.experiment import Experiment
-from proofs_check.engine.validate import (as_generator, check_finite_array, check_instance,
+from proofs_check.engine import Experiment
+from proofs_check.engine import (as_generator, check_finite_array, check_instance,
                                           check_int, check_open_unit, check_real, shown)
 from ._limits import check_choice
 
@@ -45,11 +47,11 @@ from .index_families import INDEX_FAMILIES, PERTURBATION_FAMILIES
 from .environments import ChangingContextEnv, FiniteArmEnv, SphereEnv
 
 __all__ = ["SWEEP_FAMILIES", "sweep_ms", "sweep_agents", "family_label", "curve_labels", "curve_times",
-           "sweep_trials", "finite_sweep", "FINITE_SWEEPS", "final_gap", "RegretSweep", "SmallestM",
+           "sweep_trials", "finite_sweep", "final_gap", "RegretSweep", "SmallestM",
            "smallest_m_within", "smallest_m_on_grid", "MSTAR_GRID", "smallest_m_trials",
-           "smallest_m_experiment", "SMALLEST_M", "smallest_m_per_d",
-           "ENV_KINDS", "env_sweep_ms", "env_sweep_trials", "env_sweep", "ENV_SWEEPS", "env_gap",
-           "isotonic_nonincreasing", "smallest_m_isotonic", "LAW_DS", "SMALLEST_M_LAW",
+           "smallest_m_experiment", "smallest_m_per_d",
+           "ENV_KINDS", "env_sweep_ms", "env_sweep_trials", "env_sweep", "env_gap",
+           "isotonic_nonincreasing", "smallest_m_isotonic", "smallest_m_law_experiment",
            "smallest_m_isotonic_per_d"]
 
 #: (index, perturbation) pairs of the sweep: matched families + classic ensemble sampling.
@@ -260,10 +262,6 @@ def finite_sweep(d: int, *, K: int = 1000, T: int = 2000, ms=None, chunk_size: i
                               "theta_var": 10.0, "noise_sd": 1.0})
 
 
-#: The sweeps of the regret claims and figures: d ∈ {10, 50}, K = 1000, T = 2000, the full M grid.
-FINITE_SWEEPS = {d: finite_sweep(d) for d in (10, 50)}
-
-
 def final_gap(stats, *, d: int, label: str, margin: float, ms=None) -> np.ndarray:
     """Per repetition ``R_label − (1 + margin)·R_TS`` from the sweep's ``final`` statistic
     (the paired differences of the regret claims)."""
@@ -390,11 +388,6 @@ def smallest_m_experiment(ds=(4, 8, 16, 32), *, K: int = 100, T: int = 500, n_in
                               "M_grid": list(MSTAR_GRID)})
 
 
-#: The experiment of ``ensemble.regret.smallest_m_vs_d``: d ∈ {4, 8, 16, 32}, K = 100, T = 500,
-#: 30 repetitions per replicate and d.
-SMALLEST_M = smallest_m_experiment()
-
-
 def _per_replicate_and_d(stats, ds, margin, smallest, *, need_positive_ts: bool) -> np.ndarray:
     """``smallest(ms, final_row, margin)`` (``None`` → NaN: censored) for every replicate row of
     ``stats['mean_final_d<d>']`` (columns TS, then each grid M of ``_mstar_ms(d)``) and every d;
@@ -483,11 +476,6 @@ def env_sweep(kind: str, d: int, *, K: int = 100, T: int = 1000, chunk_size: int
                               "family": "gaussian", "theta_var": 10.0, "noise_sd": 1.0})
 
 
-#: The environment sweeps of the ``ensemble.regret.{compact,contexts}.*`` claims:
-#: d ∈ {10, 20}, T = 1000, K = 100 fresh arms per round for the contexts.
-ENV_SWEEPS = {(kind, d): env_sweep(kind, d) for kind in ENV_KINDS for d in (10, 20)}
-
-
 def env_gap(stats, *, d: int, M: int, factor: float) -> np.ndarray:
     """Per repetition ``R_EPP(M) − factor·R_TS`` from an environment sweep's ``final``
     statistic (columns TS, then :func:`env_sweep_ms` (d)); ``factor > 0``."""
@@ -556,22 +544,16 @@ def smallest_m_isotonic(ms, ratios, margin: float):
     return float(ms[int(ok[0])]) if ok.size else None
 
 
-#: d-grid of the isotonic smallest-M law (a factor 16 in d).
-LAW_DS = (4, 8, 16, 32, 64)
-
-
-def _law_experiment() -> Experiment:
-    ds, K, T, n_inner = _check_smallest_m(LAW_DS, 100, 500, 30)
+def smallest_m_law_experiment(ds, *, K: int = 100, T: int = 500, n_inner: int = 30) -> Experiment:
+    """The replicates of :func:`smallest_m_trials` for the isotonic smallest-M law (id
+    ``ensemble.regret.smallest_m_law``; Gaussian Ensemble++, one replicate per chunk), reduced by
+    :func:`smallest_m_isotonic_per_d`."""
+    ds, K, T, n_inner = _check_smallest_m(ds, K, T, n_inner)
     return Experiment(id="ensemble.regret.smallest_m_law",
                       fn=functools.partial(smallest_m_trials, ds=ds, K=K, T=T, n_inner=n_inner),
                       chunk_size=1,
                       params={"d": list(ds), "K": K, "T": T, "n_inner": n_inner,
                               "M_grid": list(MSTAR_GRID), "family": "gaussian"})
-
-
-#: The experiment of ``ensemble.regret.smallest_m_vs_d.isotonic``: d ∈ {4, …, 64}, K = 100,
-#: T = 500, 30 lock-step repetitions of TS and every grid M per replicate and d.
-SMALLEST_M_LAW = _law_experiment()
 
 
 def smallest_m_isotonic_per_d(stats, *, ds, margin: float) -> np.ndarray:

@@ -10,10 +10,10 @@ families at a random start; constants OPEN).
 * :func:`sup_tracking_error` — its supremum along one adaptive run, with the
   failure-mode switches of theory ``ensemble.md#failure-modes``;
 * :func:`sup_error_trials` — replicates over a grid of M, d or T, in the
-  engine's chunk signature ``f(rng, n, *, ...)``; :data:`TRACKING_VS_M`,
-  :data:`TRACKING_VS_D`, :data:`TRACKING_VS_T` are the experiments the
-  ``ensemble.tracking.*`` claims reduce (:func:`sup_errors`,
-  :func:`haar_minus_random`) and the tracking figures plot.
+  engine's chunk signature ``f(rng, n, *, ...)``; :func:`tracking_experiment` makes
+  it an experiment.  The ``ensemble.tracking.*`` claims reduce the experiments of
+  :mod:`.experiments` (:func:`sup_errors`, :func:`haar_minus_random`) that the
+  tracking figures plot.
 """
 from __future__ import annotations
 
@@ -22,9 +22,9 @@ import math
 
 import numpy as np
 
-from proofs_check.engine.blas import single_threaded_blas
-from proofs_check.engine.experiment import Experiment
-from proofs_check.engine.validate import (as_generator, check_bool, check_finite_array,
+from proofs_check.engine import single_threaded_blas
+from proofs_check.engine import Experiment
+from proofs_check.engine import (as_generator, check_bool, check_finite_array,
                                           check_instance, check_int, shown)
 from ._limits import check_choice
 
@@ -32,58 +32,11 @@ from ._limits import (MAX_D, MAX_K, MAX_M, MAX_N, MAX_T, check_cells, check_int_
                       check_mapping)
 
 from .index_families import sample_perturbation
-from .posterior_factor import LinearEnsemblePP, _pd_error
+from .posterior_factor import LinearEnsemblePP
+from .whitening import check_pair, whitened_eigs
 
 __all__ = ["tracking_error", "sup_tracking_error", "sup_error_trials", "tracking_experiment",
-           "TRACK_SETUP", "TRACKING_VS_M", "TRACKING_VS_D", "TRACKING_VS_T", "sup_errors",
-           "haar_minus_random"]
-
-
-def _whiten(Sigma, A) -> np.ndarray:
-    r""":math:`L^{-1}A` with :math:`LL^\top = \Sigma` (raises :class:`NotPositiveDefiniteError`,
-    a ``ValueError`` and a ``RuntimeError``, if Σ is not PD)."""
-    try:
-        L = np.linalg.cholesky(Sigma)
-    except np.linalg.LinAlgError:
-        lam = float(np.linalg.eigvalsh(Sigma)[0])
-        raise _pd_error("Σ (argument Sigma)", f"Cholesky failed, smallest eigenvalue {lam:.3e}") from None
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        Wm = np.linalg.solve(L, A)
-    if not np.all(np.isfinite(Wm)):
-        raise ValueError("Sigma and A are too far apart in scale: Σ^(-1/2) A overflows float64")
-    return Wm
-
-
-def _symmetric(S) -> bool:
-    """Symmetric up to round-off (1e-6 of the largest entry: the inverse of an ill-conditioned
-    matrix is asymmetric at that level; the Cholesky reads one triangle)."""
-    return bool(np.max(np.abs(S - S.T), initial=0.0) <= 1e-6 * np.max(np.abs(S), initial=0.0))
-
-
-def _check_pair(Sigma, A):
-    """Validated ``(Sigma, A)``: finite 2-d float arrays, Σ symmetric d × d, A d × M, bounded d."""
-    Sigma = check_finite_array("Sigma", Sigma, ndim=2)
-    A = check_finite_array("A", A, ndim=2)
-    d, M = A.shape
-    if d < 1 or M < 1:
-        raise ValueError(f"A must have at least one row and one column, got shape {A.shape}")
-    if d > MAX_D:
-        raise ValueError(f"A must have at most {MAX_D} rows (the dimension d), got {d}")
-    if Sigma.shape != (d, d):
-        raise ValueError(f"Sigma must have shape ({d}, {d}) to match A {A.shape}, got {Sigma.shape}")
-    if not _symmetric(Sigma):
-        raise ValueError("Sigma must be symmetric (a covariance), got an asymmetric matrix")
-    return Sigma, A
-
-
-def _whitened_eigs(Sigma, A) -> tuple:
-    """``(Wm, eigenvalues of Wm Wmᵀ)``; refuses a product that overflows."""
-    Wm = _whiten(Sigma, A)
-    with np.errstate(over="ignore", invalid="ignore"):
-        G = Wm @ Wm.T
-    if not np.all(np.isfinite(G)):
-        raise ValueError("A is too large relative to Sigma: Σ^(-1/2) A Aᵀ Σ^(-1/2) overflows float64")
-    return Wm, np.linalg.eigvalsh(G)
+           "sup_errors", "haar_minus_random"]
 
 
 def tracking_error(Sigma, A) -> float:
@@ -91,8 +44,8 @@ def tracking_error(Sigma, A) -> float:
     computed as :math:`\|L^{-1}AA^\top L^{-\top} - I\|` with :math:`LL^\top = \Sigma` (a
     similar matrix; same eigenvalues).  ``Sigma`` must be a symmetric positive-definite
     ``d × d`` array (else ``ValueError``), ``A`` a finite ``d × M`` array."""
-    Sigma, A = _check_pair(Sigma, A)
-    _, ev = _whitened_eigs(Sigma, A)
+    Sigma, A = check_pair(Sigma, A)
+    _, ev = whitened_eigs(Sigma, A)
     return float(max(abs(ev[0] - 1.0), abs(ev[-1] - 1.0)))
 
 
@@ -243,17 +196,6 @@ def tracking_experiment(vary: str, grid, fixed, *, starts=("random",), name: str
                                            starts=starts),
                       chunk_size=chunk_size,
                       params={"vary": vary, vary: list(grid), **fixed, "starts": list(starts)})
-
-
-#: Reference set-up of the tracking runs (theory ``ensemble.md#tracking``).
-TRACK_SETUP = {"d": 10, "T": 2000, "K": 100, "prior_var": 1.0, "noise_sd": 1.0}
-#: sup error vs M (d = 10, T = 2000), random and Haar start on the same seeds.
-TRACKING_VS_M = tracking_experiment("M", (10, 20, 40, 80, 160, 320), TRACK_SETUP,
-                                    starts=("random", "haar"))
-#: sup error vs d at M = 8d (T = 2000).
-TRACKING_VS_D = tracking_experiment("d", (5, 10, 20, 40), {"T": 2000, "K": 100, "M_per_d": 8})
-#: sup error vs T at d = 10, M = 80.
-TRACKING_VS_T = tracking_experiment("T", (100, 300, 1000, 3000), {"d": 10, "M": 80, "K": 100})
 
 
 def sup_errors(stats, *, start: str = "random") -> np.ndarray:

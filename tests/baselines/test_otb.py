@@ -2,9 +2,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from proofs_check.baselines import (exp_nonpositive, global_bstar_advantage, group_mean_advantage,
-                                    optimal_token_baseline_advantage, otb_advantage_loop, otb_advantage_numpy,
-                                    ragged_batch, rloo_advantage)
+from proofs_check.baselines import (global_bstar_advantage, group_mean_advantage,
+                                    optimal_token_baseline_advantage, otb_advantage_loop,
+                                    otb_advantage_numpy, ragged_batch, rloo_advantage)
+from proofs_check.baselines.otb import exp_nonpositive
 
 IMPLS = (optimal_token_baseline_advantage, otb_advantage_numpy, otb_advantage_loop)
 

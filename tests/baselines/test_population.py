@@ -146,8 +146,9 @@ def test_population_variances_float_and_mpmath_agree(rng, kind):
 def test_variance_pairs_float_and_mpmath_agree(rng):
     import mpmath
 
-    from proofs_check.baselines import (instance_sample, shared_instance_sample, shared_variance_pair,
-                                        shared_variance_pair_mp, variance_pair, variance_pair_mp)
+    from proofs_check.baselines.instances import (instance_sample, shared_instance_sample,
+                                                  shared_variance_pair, shared_variance_pair_mp,
+                                                  variance_pair, variance_pair_mp)
     th = instance_sample(rng, V=2, T=3, scale=2.0)
     sh = shared_instance_sample(rng, V=2, T=3, d=2, scale=2.0)
     with mpmath.workdps(50):

@@ -4,9 +4,10 @@ import numpy as np
 import pytest
 
 from proofs_check import logits as lg
-from proofs_check.baselines import (exp_nonpositive, group_mean_advantage, linear_model_mp, mean_interval,
-                                    optimal_token_baseline_advantage, otb_advantage_loop, otb_advantage_numpy,
-                                    population_baselines, ragged_batch, rloo_advantage)
+from proofs_check.baselines import (group_mean_advantage, linear_model_mp, mean_interval,
+                                    optimal_token_baseline_advantage, otb_advantage_loop,
+                                    otb_advantage_numpy, population_baselines, ragged_batch, rloo_advantage)
+from proofs_check.baselines.otb import exp_nonpositive
 
 IMPLS = (optimal_token_baseline_advantage, otb_advantage_numpy, otb_advantage_loop)
 

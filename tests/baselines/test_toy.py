@@ -3,9 +3,9 @@ import pytest
 from scipy import stats
 
 from proofs_check.baselines import (TOY_KINDS, CountTask, advantages, diff_interval, exact_return,
-                                    final_difference, gradient_trials, gradient_variance, gradient_variance_estimate,
-                                    mean_interval, pair_trials, policy_gradient, sample_batch, sweep_summary,
-                                    sweep_trials, train)
+                                    gradient_variance, gradient_variance_estimate, mean_interval,
+                                    policy_gradient, sample_batch, sweep_summary, train)
+from proofs_check.baselines.toy_sweeps import final_difference, gradient_trials, pair_trials, sweep_trials
 
 
 def test_exact_return_against_monte_carlo():

@@ -10,7 +10,7 @@ def write_selftest_report(tmp_path_factory, name, draw, caption, figsize=(3, 2))
     import matplotlib.pyplot as plt
 
     import paper_figs
-    from paper_figs.style import FIGURES, figure
+    from paper_figs.registry import FIGURES, figure
     from proofs_check.engine import claims
     from theorycheck.report import write_report
 
@@ -28,5 +28,5 @@ def write_selftest_report(tmp_path_factory, name, draw, caption, figsize=(3, 2))
     finally:
         mp.undo()
         FIGURES.pop(name, None)
-        getattr(sys.modules["paper_figs.style"], "_INFO", {}).pop(name, None)
+        getattr(sys.modules["paper_figs.registry"], "_INFO", {}).pop(name, None)
     return out

@@ -1,4 +1,4 @@
-"""Power of probability verdicts (verification.md §2).
+"""Power of probability verdicts (docs/theory/engine.md#statistics).
 
 Calibration of every kind (wrong-verdict rates with the truth on the
 boundary) is in ``tests/calibration/``.

@@ -1,4 +1,4 @@
-"""Reproducibility contract (verification.md §4): identical counts and stopping
+"""Reproducibility contract (docs/theory/engine.md#seeding): identical counts and stopping
 points on every executor and worker count."""
 import functools
 

@@ -5,7 +5,7 @@ import pytest
 
 @pytest.fixture(scope="session", autouse=True)
 def _warm_kernels():
-    from seqproj.ensemble import chol_rank1_update, solve_upper_t
+    from seqproj.ensemble.cholesky_update import chol_rank1_update, solve_upper_t
 
     L = np.eye(3)
     chol_rank1_update(L, np.ones(3))

@@ -4,11 +4,10 @@ import numpy as np
 import pytest
 from scipy.linalg import solve_triangular
 
-from seqproj.ensemble import (BanditResult, ChangingContextEnv, EnsemblePP, EnsembleSampling,
-                              ExactTS, FiniteArmEnv, Greedy, LinUCB, SphereEnv, chol_rank1_update,
-                              chol_rank1_update_ref, run_bandit, simulate_reference,
-                              simulate_repetition, smallest_m_within, solve_upper_t, sweep_agents,
-                              sweep_ms)
+from seqproj.ensemble import (BanditResult, ChangingContextEnv, EnsemblePP, EnsembleSampling, ExactTS,
+                              FiniteArmEnv, Greedy, LinUCB, SphereEnv, run_bandit, simulate_reference,
+                              simulate_repetition, smallest_m_within, sweep_agents, sweep_ms)
+from seqproj.ensemble.cholesky_update import chol_rank1_update, chol_rank1_update_ref, solve_upper_t
 
 
 def test_chol_rank1_kernel_matches_reference_and_cholesky():
@@ -123,9 +122,9 @@ def _linucb_naive(env, agent, T, rng):
     """Plain LinUCB (fresh xᵀΣx for every arm, explicit inverse) on the simulator's streams."""
     import math
 
-    from seqproj.ensemble.bandits import _rep_streams
+    from seqproj.ensemble.run_setup import rep_streams
 
-    env_ss, noise_ss, _, _ = _rep_streams(rng, 1)
+    env_ss, noise_ss, _, _ = rep_streams(rng, 1)
     theta, X = env.draw(np.random.default_rng(env_ss))
     eta = np.random.default_rng(noise_ss).standard_normal(T)
     d, s0, sig = env.d, env.theta_var, env.noise_sd

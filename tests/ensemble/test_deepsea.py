@@ -6,9 +6,10 @@ import math
 import numpy as np
 import pytest
 
-from seqproj.ensemble import (DeepSea, HyperAgent, budget, clark_max, episodes_to_solve,
-                              factor_events, fit_exponent, hyper_closed_form, make_agent,
-                              optimal_return, rlsvi_row_posterior, run_deep_sea)
+from seqproj.ensemble import (DeepSea, HyperAgent, budget, clark_max, episodes_to_solve, fit_exponent,
+                              hyper_closed_form, make_agent, optimal_return, rlsvi_row_posterior,
+                              run_deep_sea)
+from seqproj.ensemble.deep_exploration import factor_events
 from seqproj.ensemble.deep_kernels import (hyper_backward, hyper_sgd_sweep, hyper_sgd_sweep_ref,
                                            ridge_backward, ridge_backward_ref)
 from seqproj.ensemble.deepsea import MOVE_COST, deep_sea_step

@@ -23,9 +23,11 @@ from proofs_check.engine import clear_measurements
 from proofs_check.engine.claims import replace
 from proofs_check.engine.registry import get_claim
 from proofs_check.engine.verify import verify_claim
-from seqproj.ensemble import (TRACK_SETUP, EnsemblePP, final_gap, finite_sweep, haar_minus_random,
-                              one_hot_small_m_gap, smallest_m_experiment, smallest_m_per_d,
-                              tracking_experiment)
+from seqproj.ensemble import EnsemblePP, finite_sweep, smallest_m_experiment, tracking_experiment
+from seqproj.ensemble.experiments import TRACK_SETUP
+from seqproj.ensemble.failure_modes import one_hot_small_m_gap
+from seqproj.ensemble.regret_sweep import final_gap, smallest_m_per_d
+from seqproj.ensemble.tracking import haar_minus_random
 
 
 @pytest.fixture(autouse=True)
@@ -205,7 +207,7 @@ def test_unnormalised_detector_refuted_when_diagnosis_uses_wrong_convention(monk
     assert _verdict(c, 10) == "holds"
     orig = diagnosis.diagnose_factor
     # bug: the diagnosis compares A Aᵀ with M·Σ (the unnormalised convention)
-    monkeypatch.setattr(diagnosis, "diagnose_factor",
+    monkeypatch.setattr(failure_modes, "diagnose_factor",
                         lambda Sigma, A, **kw: orig(np.asarray(Sigma) * A.shape[1], A, **kw))
     assert _verdict(c, 10) == "refuted"
 
@@ -221,7 +223,7 @@ def test_rank_detector_refuted_when_rank_check_is_missing(monkeypatch):
         dg = orig(Sigma, A, **kw)
         return dataclasses.replace(dg, problems=tuple(p for p in dg.problems if "rank" not in p))
 
-    monkeypatch.setattr(diagnosis, "diagnose_factor", no_rank_check)
+    monkeypatch.setattr(failure_modes, "diagnose_factor", no_rank_check)
     assert _verdict(c, 10) == "refuted"
 
 

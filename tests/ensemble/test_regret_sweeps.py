@@ -6,9 +6,10 @@ import pytest
 
 import proofs_check
 from proofs_check.engine.registry import get_claim
-from seqproj.ensemble import (ENV_SWEEPS, SMALLEST_M_LAW, env_gap, env_sweep, env_sweep_ms,
-                              env_sweep_trials, isotonic_nonincreasing, smallest_m_isotonic,
-                              smallest_m_isotonic_per_d, smallest_m_on_grid)
+from seqproj.ensemble import (env_sweep, env_sweep_ms, isotonic_nonincreasing, smallest_m_isotonic,
+                              smallest_m_on_grid)
+from seqproj.ensemble.experiments import ENV_SWEEPS, SMALLEST_M_LAW
+from seqproj.ensemble.regret_sweep import env_gap, env_sweep_trials, smallest_m_isotonic_per_d
 from seqproj.ensemble.regret_sweep import MSTAR_GRID
 
 

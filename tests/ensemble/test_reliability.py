@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 
 from seqproj.ensemble import (LinearEnsemblePP, LinearHypermodel, anticoncentration, checked_cholesky,
-                              chol_rank1_update_ref, default_tracking_threshold, family_label,
-                              haar_rows, hypermodel_cases, ridge_cases, sample_index,
+                              default_tracking_threshold, family_label, haar_rows, sample_index,
                               smallest_m_on_grid, sup_tracking_error, tracking_error)
+from seqproj.ensemble.cholesky_update import chol_rank1_update_ref
+from seqproj.ensemble.equivalences import hypermodel_cases, ridge_cases
 
 
 # --- the item: the sphere law at M = 1 is the two-point law {−1, +1} ---------------

@@ -4,7 +4,7 @@ import pytest
 
 from proofs_check.policies import GENERATORS, random_pair
 
-#: (V, T) shapes of the spec's enumeration harness used across tests.
+#: (V, T) shapes of the enumeration harness (theory mismatch.md#enumeration) used across tests.
 SHAPES = [(2, 1), (2, 4), (2, 7), (3, 3), (4, 2), (4, 3)]
 
 

@@ -1,4 +1,4 @@
-"""The bounds of spec §5: formulas, bad input, and a Hypothesis search for counterexamples."""
+"""The bounds of theory mismatch.md#bounds: formulas, bad input, and a Hypothesis search for counterexamples."""
 import math
 
 import numpy as np

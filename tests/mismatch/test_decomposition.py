@@ -1,4 +1,4 @@
-"""Identities of spec §4, exact by enumeration, to 1e-12 relative (every generator, V ∈ {2,3,4})."""
+"""Identities of theory mismatch.md#decomposition, exact by enumeration, to 1e-12 relative (every generator, V ∈ {2,3,4})."""
 import itertools
 import math
 

@@ -1,4 +1,4 @@
-"""Gradient estimators of spec §3: exact moments, Monte Carlo agreement, bias formulas."""
+"""Gradient estimators of theory mismatch.md#estimators: exact moments, Monte Carlo agreement, bias formulas."""
 import math
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Masks (spec §6), monitoring statistics (§3) and the veRL conventions (§7)."""
+"""Masks (theory mismatch.md#trm), monitoring statistics (#estimators) and the veRL conventions (#verl)."""
 import math
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Tabular policies, enumeration and divergences (spec mismatch.md §1–§2)."""
+"""Tabular policies, enumeration and divergences (theory mismatch.md#setting, #enumeration)."""
 import itertools
 import math
 

@@ -23,7 +23,7 @@ from proofs_check.policies.tabular import PEAK_FACTOR
 # --------------------------------------------------------------------------
 
 def _bounds_by_sum(T, delta, eps):
-    """The sums of spec §5 term by term (the old vectorised code, as a reference for small T)."""
+    """The sums of theory mismatch.md#bounds term by term (the old vectorised code, as a reference for small T)."""
     t = np.arange(1, T + 1, dtype=float)
     sq = np.minimum(1.0, np.sqrt((t - 1) * delta / 2)).sum()
     lin = np.minimum(1.0, (t - 1) * eps).sum()

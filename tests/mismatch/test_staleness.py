@@ -1,4 +1,4 @@
-"""Update-size / staleness toy (spec §8)."""
+"""Update-size / staleness toy (theory mismatch.md#update-size)."""
 import math
 
 import numpy as np

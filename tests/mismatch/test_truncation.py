@@ -93,7 +93,7 @@ def test_quick_verdicts():
 
 
 def test_mutation_wrong_c_star_is_caught(monkeypatch):
-    """Mutant: C* = √(1 + χ²) (the spec table's β = 1 hard-coded, ignoring β)."""
+    """Mutant: C* = √(1 + χ²) (the theory page table's β = 1 hard-coded, ignoring β)."""
     monkeypatch.setattr(tr, "c_star", lambda chi2, *, beta=2.0: math.sqrt(1.0 + chi2))
     assert _verdict("mismatch.truncation.c_star_minimises_bound", 100) == "refuted"
 

@@ -58,11 +58,11 @@ def test_empirical_min_dim_brackets():
     assert r.M_lo <= r.M_star <= r.M_hi <= r.M_theorem
     # the bracket is simultaneous: every evaluated point at level alpha / max_looks
     assert r.max_looks >= len(r.evaluations)
-    from seqproj.check import _cp
+    from proofs_check.engine import clopper_pearson
     ev = {M: (k, n) for M, k, n in r.evaluations}
-    assert _cp(*ev[r.M_hi], r.alpha / r.max_looks)[1] < 0.05
+    assert clopper_pearson(*ev[r.M_hi], r.alpha / r.max_looks)[1] < 0.05
     if r.M_lo > 2:
-        assert _cp(*ev[r.M_lo], r.alpha / r.max_looks)[0] > 0.05
+        assert clopper_pearson(*ev[r.M_lo], r.alpha / r.max_looks)[0] > 0.05
     assert r.efficiency > 1 and r.efficiency_interval[0] <= r.efficiency <= r.efficiency_interval[1]
     d = r.to_dict()
     assert d["seed"] == 2 and len(d["evaluations"]) >= 3

@@ -1,6 +1,6 @@
 """Spec reference numbers (seqproj.md §6 A, B, D, E) and the rare-event check.  Slow.
 
-Agreement rule: |p̂ − p_ref| ≤ 3·sqrt(se_ref² + se²) (se_ref from the spec's ±, or
+Agreement rule: |p̂ − p_ref| ≤ 3·sqrt(se_ref² + se²) (se_ref from the reference table's ±, or
 0 when none is given; se the binomial standard error of p̂), i.e. a two-sided
 test at about 0.3 % per comparison.  Seeds are fixed.
 """

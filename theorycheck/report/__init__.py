@@ -93,7 +93,7 @@ def _figure_pool(executor, scheduler, workers, selected, names):
 
     import paper_figs
 
-    from proofs_check.engine.across_claims import _worker_init
+    from proofs_check.engine.across_claims import worker_init
     from proofs_check.engine.executors import default_workers
     from proofs_check.engine.registry import claim_modules, is_shipped
 
@@ -106,7 +106,7 @@ def _figure_pool(executor, scheduler, workers, selected, names):
             or not all(getattr(builders.get(nm), "__module__", None) in shipped_figures for nm in names)):
         return None
     return cf.ProcessPoolExecutor(max_workers=n, mp_context=mp.get_context("forkserver"),
-                                  initializer=_worker_init)
+                                  initializer=worker_init)
 
 
 def build_figures(names, outdir, *, quick: bool, seed: int, progress=None) -> list[str]:

@@ -17,12 +17,10 @@ __all__ = ["figure_info", "matches", "figures_for", "supported_claims", "figures
 def figure_info() -> dict:
     """``{name: {"caption": str, "claims": [patterns], "width": float|None}}`` of
     every registered figure (plain JSON, sorted by name)."""
-    import importlib
-
     import paper_figs
+    import paper_figs.registry
 
-    style = importlib.import_module("paper_figs.style")     # `paper_figs.style` is also a function
-    info = getattr(paper_figs, "figure_info", None) or getattr(style, "figure_info", None)
+    info = getattr(paper_figs, "figure_info", None) or getattr(paper_figs.registry, "figure_info", None)
     raw = info() if callable(info) else {name: {} for name in paper_figs.figures()}
     out = {}
     for name in sorted(raw):

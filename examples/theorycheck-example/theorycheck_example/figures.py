@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from paper_figs.style import figure, grid_ticks, new_figure
+from paper_figs import figure
+from paper_figs.style import grid_ticks, new_figure
 from theorycheck_example.claims import GRID, mean_abs_walk
 
 

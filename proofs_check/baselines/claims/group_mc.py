@@ -3,7 +3,7 @@
 
 ``baselines.bias.group_mean`` / ``baselines.bias.rloo`` enumerate every N-tuple; these claims
 sample groups through the engine's chunked path (one stored experiment,
-:data:`proofs_check.baselines.group_mc.GROUP_MC`), compute the advantages with the batch
+:data:`proofs_check.baselines.experiments.GROUP_MC`), compute the advantages with the batch
 implementations and check the normalised projection ``u = ⟨ĝ, g⟩/‖g‖²`` against its exact mean —
 ``(N − 1)/N`` for the group mean, ``1`` for leave-one-out — as equivalences (two one-sided claims,
 margin ``1/(2N)``, fixed in advance as half the gap between the two values).
@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import functools
 
-from proofs_check.baselines.group_mc import GROUP_MC, MC_INSTANCE, projection_minus
+from proofs_check.baselines.experiments import GROUP_MC
+from proofs_check.baselines.group_mc import MC_INSTANCE, projection_minus
 from proofs_check.engine import ComparisonClaim, Source, register
 
 THEORY = "baselines.md#group-estimators-mc"

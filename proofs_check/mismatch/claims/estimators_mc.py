@@ -3,7 +3,7 @@
 The exact claims (``mismatch.identity.seq_is_unbiased``, ``mismatch.identity.mis_bias``,
 ``mismatch.estimator.*``) never sample.  These claims sample the same estimators from per-token
 log-probs through the engine's chunked path (one stored experiment,
-:data:`proofs_check.mismatch.estimator_mc.ESTIMATOR_MC`), on one fixed pair whose exact moments
+:data:`proofs_check.mismatch.experiments.ESTIMATOR_MC`), on one fixed pair whose exact moments
 set every threshold before any sample is drawn; so each expected verdict is known and the claims
 check the sampling path (seeding, chunking, the interval/betting decisions) against enumeration.
 Equalities are checked as equivalences: two one-sided claims with a margin fixed in advance.
@@ -15,8 +15,8 @@ import functools
 import numpy as np
 
 from proofs_check.engine import ComparisonClaim, register
-from proofs_check.mismatch.estimator_mc import (ESTIMATOR_MC, MC_CASE, exact_targets, projected_error,
-                                                squared_error_gap)
+from proofs_check.mismatch.estimator_mc import exact_targets, projected_error, squared_error_gap
+from proofs_check.mismatch.experiments import ESTIMATOR_MC, MC_CASE
 
 from ._common import ours, paper
 

@@ -1,8 +1,8 @@
-"""``mismatch.ppo_clip.*`` — token-level PPO clipping leaks (TRM paper, spec §6; issue 15).
+"""``mismatch.ppo_clip.*`` — token-level PPO clipping leaks (TRM paper, theory ``mismatch.md#trm``; issue 15).
 
 The library is :mod:`proofs_check.mismatch.ppo_clip`.  The identity checks where the gradient of
 the clipped token objective flows (finite differences against the stated rule); the two
-probability claims read the experiment :data:`~proofs_check.mismatch.ppo_clip.PPO_PATHS` (a fresh
+probability claims read the experiment :data:`~proofs_check.mismatch.experiments.PPO_PATHS` (a fresh
 ``low_prob`` pair, one response and a uniform reward per trial) and state the naive beliefs that
 token clipping, or token masking, keeps the update inside the trust region — both refuted, as the
 TRM paper says.
@@ -12,8 +12,8 @@ from __future__ import annotations
 import functools
 
 from proofs_check.engine import IdentityClaim, ProbabilityClaim, register
-from proofs_check.mismatch.ppo_clip import (PPO_PATHS, leak_cases, leak_events,
-                                            token_mask_violations)
+from proofs_check.mismatch.experiments import PPO_PATHS
+from proofs_check.mismatch.ppo_clip import leak_cases, leak_events, token_mask_violations
 
 from ._common import paper
 

@@ -4,15 +4,15 @@ The tabular SGD toy of :mod:`proofs_check.mismatch.staleness` and its experiment
 (:mod:`proofs_check.mismatch.update_size`): the KL between a ``k``-step-stale policy and the
 current one in the drift regime (``∝ k², η²``) and the noise regime (``∝ k, 1/B``), and a paired
 comparison of the sampler–trainer KL between two step sizes.  The noisy ones read the experiments
-of :mod:`proofs_check.mismatch.update_size` that the figure ``mismatch_staleness`` plots.
+of :mod:`proofs_check.mismatch.experiments` that the figure ``mismatch_staleness`` plots.
 """
 from __future__ import annotations
 
 import functools
 
 from proofs_check.engine import ComparisonClaim, ScalingClaim, register
-from proofs_check.mismatch.update_size import (B_GRID, ETA_GRID, K_GRID, NOISE_B, NOISE_K, SAMPLER_KL, TOY,
-                                               drift_eta_curve, drift_k_curve, stat, step_size_difference)
+from proofs_check.mismatch.experiments import B_GRID, K_GRID, NOISE_B, NOISE_K, SAMPLER_KL, TOY
+from proofs_check.mismatch.update_size import ETA_GRID, drift_eta_curve, drift_k_curve, stat, step_size_difference
 
 from ._common import DETERMINISTIC, HOLDS, ours, paper
 

@@ -1,6 +1,6 @@
 """``mismatch.trm.*`` — trust region masking and its sample-based proxies, as probability claims.
 
-The three claims reduce the same trials, :data:`proofs_check.mismatch.trm_oracle.TRM_PATHS` (also
+The three claims reduce the same trials, :data:`proofs_check.mismatch.experiments.TRM_PATHS` (also
 plotted by ``mismatch_trm_acceptance``): every trial draws a fresh ``low_prob`` policy pair and one
 response (so the trials are independent); the oracle ``max_t KL(c_t)`` is recomputed from the raw
 logits by :func:`proofs_check.mismatch.trm_oracle.exact_path_kl`.  TRM acceptance ``(1 − p)^T`` is
@@ -11,7 +11,8 @@ from __future__ import annotations
 import functools
 
 from proofs_check.engine import ProbabilityClaim, register
-from proofs_check.mismatch.trm_oracle import TRM_PATHS, proxy_false_accepts, wrong_decisions
+from proofs_check.mismatch.experiments import TRM_PATHS
+from proofs_check.mismatch.trm_oracle import proxy_false_accepts, wrong_decisions
 
 from ._common import paper
 

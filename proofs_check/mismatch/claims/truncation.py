@@ -2,8 +2,8 @@
 the ``R_max → R_max²`` correction of the blog's variance line (issue 15).
 
 The library is :mod:`proofs_check.mismatch.truncation`.  ``C*`` minimises the bias²-plus-variance
-bound ``U_β(C) = β² K²(1 + χ²)²/C² + C² K²`` with ``β = 2``, a RECONSTRUCTED constant (the spec
-says "derived from the blog's MSE bound", which we could not read; the spec's own table has
+bound ``U_β(C) = β² K²(1 + χ²)²/C² + C² K²`` with ``β = 2``, a RECONSTRUCTED constant (the source
+says "derived from the blog's MSE bound", which we could not read; the theory page's own table has
 ``β = 1``): a keyword with default 2 whose slack is measured against the exact MSE-optimal
 threshold.  Every quantity is exact by enumeration (V = 2, T = 4, linear-softmax trainer with
 shared θ, as in ``mismatch.estimator.*``).

@@ -1,6 +1,6 @@
 """``ensemble.deepsea.*``: HyperAgent's deep exploration on DeepSea (theory ``ensemble.md#deep-sea``).
 
-Every claim reads a stored experiment of :mod:`seqproj.ensemble.deep_exploration`
+Every claim reads a stored experiment of :mod:`seqproj.ensemble.experiments`
 (trial = one DeepSea instance; all agents of an experiment play the same
 instances).  Episodes to solve: the first ``e`` after which the reward is found
 in ≥ 18 of the next 20 episodes (fixed before any run); a run that does not
@@ -20,7 +20,7 @@ and as the unfavourable event for the probability claims), never as a number.
 
 The full study (N ∈ {5 … 50}, every agent, the SGD variant, compute per
 step) is the figures ``deepsea`` and ``deepsea_compute`` and the note
-``docs/notes/ensemble.md``.
+``docs/history/ensemble.md``.
 """
 from __future__ import annotations
 
@@ -28,42 +28,39 @@ import functools
 
 from proofs_check.engine import ProbabilityClaim, ScalingClaim, Source, register
 
-from ..deep_exploration import (DEEPSEA_EPS12, DEEPSEA_PAIR, DEEPSEA_SMALL, censored_count,
-                                episodes_column, factor_events, index_dim)
+from ..deep_exploration import censored_count, episodes_column, factor_events, index_dim
+from ..experiments import DEEPSEA_EPS12, DEEPSEA_PAIR, DEEPSEA_SMALL
 
 _THEORY = "ensemble.md#deep-sea"
 _RULE = ("Solve rule (fixed before any run): first e after which ≥ 18 of the next 20 episodes "
          "find the reward; budget N² + 200 episodes; σ = 0.1, s₀ = 1. ")
 
-register(ProbabilityClaim(
-    id="ensemble.deepsea.rlsvi.solves_n12",
-    statement="exact tabular RLSVI (σ = 0.1, s₀ = 1) solves deterministic DeepSea(12) within "
-              "N² + 200 = 344 episodes: P(not solved) ≤ 0.2",
-    source=Source(papers=("hyperagent", "rlsvi", "bsuite"), where="§6 (DeepSea)", theory=_THEORY,
-                  note="RLSVI: Osband, Van Roy & Wen (ICML 2016) and Osband, Van Roy, Russo & Wen "
-                       "(JMLR 2019, DeepSea §2.2); the positive control of the ε-greedy claim"),
-    label="CONFIRMED",
-    params={**DEEPSEA_EPS12.params, "N": 12, "agent": "rlsvi"},
-    experiment=DEEPSEA_EPS12, reduce=functools.partial(censored_count, agent="rlsvi"),
-    delta=0.2, chunk_size=DEEPSEA_EPS12.chunk_size, default_budget=32, quick_budget=8,
-    role="control", expected="holds", version=1,
-    notes=_RULE + "Shares its instances with the ε-greedy control, so a failure of ε-greedy is "
-                  "not a budget too small for any agent."))
-
-register(ProbabilityClaim(
-    id="ensemble.deepsea.eps_greedy.solves_n12",
-    statement="ε-greedy (ε = 0.1, posterior-mean values, scored on its greedy policy) solves "
-              "deterministic DeepSea(12) within 344 episodes: P(not solved) ≤ 0.2",
-    source=Source(papers=("hyperagent", "rlsvi", "bsuite"), where="§6 (DeepSea)", theory=_THEORY,
-                  note="dithering needs ~2^N episodes on DeepSea (Osband et al., JMLR 2019, §2.2; "
-                       "bsuite deep_sea); the negative control, expected refuted"),
-    label="CONFIRMED",
-    params={**DEEPSEA_EPS12.params, "N": 12, "agent": "eps_greedy"},
-    experiment=DEEPSEA_EPS12, reduce=functools.partial(censored_count, agent="eps_greedy"),
-    delta=0.2, chunk_size=DEEPSEA_EPS12.chunk_size, default_budget=32, quick_budget=8,
-    role="control", expected="refuted", version=1,
-    notes=_RULE + "Generous to ε-greedy: 'found' is scored on a rollout of its greedy policy "
-                  "(ε = 0), so exploration noise cannot by itself keep it below 90%."))
+# The two controls at N = 12 read the same instances: exact RLSVI must solve them, ε-greedy not.
+for _agent, _who, _note, _expected, _notes in (
+        ("rlsvi", "exact tabular RLSVI (σ = 0.1, s₀ = 1) solves deterministic DeepSea(12) within "
+                  "N² + 200 = 344 episodes",
+         "RLSVI: Osband, Van Roy & Wen (ICML 2016) and Osband, Van Roy, Russo & Wen (JMLR 2019, "
+         "DeepSea §2.2); the positive control of the ε-greedy claim",
+         "holds",
+         "Shares its instances with the ε-greedy control, so a failure of ε-greedy is not a budget "
+         "too small for any agent."),
+        ("eps_greedy", "ε-greedy (ε = 0.1, posterior-mean values, scored on its greedy policy) "
+                       "solves deterministic DeepSea(12) within 344 episodes",
+         "dithering needs ~2^N episodes on DeepSea (Osband et al., JMLR 2019, §2.2; bsuite "
+         "deep_sea); the negative control, expected refuted",
+         "refuted",
+         "Generous to ε-greedy: 'found' is scored on a rollout of its greedy policy (ε = 0), so "
+         "exploration noise cannot by itself keep it below 90%.")):
+    register(ProbabilityClaim(
+        id=f"ensemble.deepsea.{_agent}.solves_n12",
+        statement=f"{_who}: P(not solved) ≤ 0.2",
+        source=Source(papers=("hyperagent", "rlsvi", "bsuite"), where="§6 (DeepSea)", theory=_THEORY,
+                      note=_note),
+        label="CONFIRMED",
+        params={**DEEPSEA_EPS12.params, "N": 12, "agent": _agent},
+        experiment=DEEPSEA_EPS12, reduce=functools.partial(censored_count, agent=_agent),
+        delta=0.2, chunk_size=DEEPSEA_EPS12.chunk_size, default_budget=32, quick_budget=8,
+        role="control", expected=_expected, version=1, notes=_RULE + _notes))
 
 register(ProbabilityClaim(
     id="ensemble.deepsea.hyper.within_factor2_n20",

@@ -16,57 +16,55 @@ _FLAG = ("lhs = [detector fires on the faulty run, detector fires on the correct
 _PREDICTABLE = ("predictability is the hypothesis of the sequential JL lemma; the adversary and "
                 "the detector are ours")
 
-register(IdentityClaim(
-    id="ensemble.failure.unnormalised_perturbation",
-    statement="perturbations N(0, I) instead of N(0, I/M) make A Aᵀ ≈ M Σ; diagnose_factor says so, "
-              "and stays silent on the correct update",
-    source=Source(theory=_THEORY, note="E zzᵀ = I instead of I/M gives E AAᵀ = M·Σ"),
-    label="DERIVED", params={"d": "2..8", "M": "max(16, 4d..8d)", "T": 100},
-    fn=functools.partial(unnormalised_perturbation_flags, T=100), tol=0.5, tol_mode="absolute",
-    chunk_size=10, default_budget=40, quick_budget=10, role="control", expected="holds",
-    notes=_FLAG))
 
-register(IdentityClaim(
-    id="ensemble.failure.rank_deficient",
-    statement="M < d: A Aᵀ has rank M < d (samples never move in d − M directions); "
-              "diagnose_factor reports it, and not for M = 4d",
-    source=Source(theory=_THEORY, note="rank AAᵀ ≤ M"),
-    label="DERIVED", params={"d": "3..11", "M": "1..d−1", "T": 50},
-    fn=functools.partial(rank_deficient_flags, T=50), tol=0.5, tol_mode="absolute",
-    chunk_size=10, default_budget=40, quick_budget=10, role="control", expected="holds",
-    notes=_FLAG))
+def _detector(name, statement, source, params, fn, *, chunk_size, default_budget, quick_budget,
+              notes=_FLAG):
+    """Register ``ensemble.failure.<name>``: a DERIVED control whose flags ``fn`` must equal
+    their ``rhs`` (tolerance 0.5: flags are 0 or 1)."""
+    register(IdentityClaim(
+        id=f"ensemble.failure.{name}", statement=statement, source=source, label="DERIVED",
+        params=params, fn=fn, tol=0.5, tol_mode="absolute", chunk_size=chunk_size,
+        default_budget=default_budget, quick_budget=quick_budget, role="control", expected="holds",
+        notes=notes))
 
-register(IdentityClaim(
-    id="ensemble.failure.lookahead_perturbation",
-    statement="drawing z_t before x_t (the action maximises xᵀP_{t−1}z_t) breaks predictability: "
-              "the sup tracking error exceeds the diagnostic threshold 2√(d/M) + d/M + 0.5, "
-              "which the predictable run (same seed) stays under; d = 5, M = 40, T = 300",
-    source=Source(papers=("seqjl",), theory=_THEORY, note=_PREDICTABLE),
-    label="DERIVED", params={"d": 5, "M": 40, "T": 300},
-    fn=functools.partial(broken_predictability_flags, mode="lookahead", d=5, M=40, T=300),
-    tol=0.5, tol_mode="absolute", chunk_size=5, default_budget=20, quick_budget=5,
-    role="control", expected="holds", notes=_FLAG))
 
-register(IdentityClaim(
-    id="ensemble.failure.reused_perturbation",
-    statement="reusing one z for every update makes the sup tracking error exceed the diagnostic "
-              "threshold, which the fresh-z run (same seed) stays under; d = 5, M = 40, T = 300",
-    source=Source(papers=("seqjl",), theory=_THEORY, note=_PREDICTABLE),
-    label="DERIVED", params={"d": 5, "M": 40, "T": 300},
-    fn=functools.partial(broken_predictability_flags, mode="reuse", d=5, M=40, T=300),
-    tol=0.5, tol_mode="absolute", chunk_size=5, default_budget=20, quick_budget=5,
-    role="control", expected="holds", notes=_FLAG))
+# The two faults diagnose_factor must name, each against the correct run.
+for _name, _flags, _T, _params, _statement, _note in (
+        ("unnormalised_perturbation", unnormalised_perturbation_flags, 100,
+         {"d": "2..8", "M": "max(16, 4d..8d)"},
+         "perturbations N(0, I) instead of N(0, I/M) make A Aᵀ ≈ M Σ; diagnose_factor says so, "
+         "and stays silent on the correct update",
+         "E zzᵀ = I instead of I/M gives E AAᵀ = M·Σ"),
+        ("rank_deficient", rank_deficient_flags, 50, {"d": "3..11", "M": "1..d−1"},
+         "M < d: A Aᵀ has rank M < d (samples never move in d − M directions); "
+         "diagnose_factor reports it, and not for M = 4d",
+         "rank AAᵀ ≤ M")):
+    _detector(_name, _statement, Source(theory=_THEORY, note=_note), {**_params, "T": _T},
+              functools.partial(_flags, T=_T), chunk_size=10, default_budget=40, quick_budget=10)
 
-register(IdentityClaim(
-    id="ensemble.failure.float32_sqrt",
-    statement="a float32 Cholesky square root of an ill-conditioned Σ_t (κ ≥ 3·10⁸) is refused "
-              "with a diagnosis, while the float64 Cholesky of the precision whitens it to 10⁻³ "
-              "in every direction",
-    source=Source(theory=_THEORY, note="a float32 factor is wrong in directions where κ·ε₃₂ ≳ 1"),
-    label="DERIVED", params={"d": "5..29", "log10_kappa": "8.5..10"},
-    fn=float32_flags, tol=0.5, tol_mode="absolute", chunk_size=20, default_budget=100,
-    quick_budget=20, role="control", expected="holds",
-    notes="lhs = [float32 refused with the float64 advice, float64 precision Cholesky ok], rhs = [1, 1]"))
+# Predictability broken two ways; the sup tracking error must cross the diagnostic threshold.
+for _mode, _name, _statement in (
+        ("lookahead", "lookahead_perturbation",
+         "drawing z_t before x_t (the action maximises xᵀP_{t−1}z_t) breaks predictability: "
+         "the sup tracking error exceeds the diagnostic threshold 2√(d/M) + d/M + 0.5, "
+         "which the predictable run (same seed) stays under; d = 5, M = 40, T = 300"),
+        ("reuse", "reused_perturbation",
+         "reusing one z for every update makes the sup tracking error exceed the diagnostic "
+         "threshold, which the fresh-z run (same seed) stays under; d = 5, M = 40, T = 300")):
+    _detector(_name, _statement, Source(papers=("seqjl",), theory=_THEORY, note=_PREDICTABLE),
+              {"d": 5, "M": 40, "T": 300},
+              functools.partial(broken_predictability_flags, mode=_mode, d=5, M=40, T=300),
+              chunk_size=5, default_budget=20, quick_budget=5)
+
+_detector(
+    "float32_sqrt",
+    "a float32 Cholesky square root of an ill-conditioned Σ_t (κ ≥ 3·10⁸) is refused "
+    "with a diagnosis, while the float64 Cholesky of the precision whitens it to 10⁻³ "
+    "in every direction",
+    Source(theory=_THEORY, note="a float32 factor is wrong in directions where κ·ε₃₂ ≳ 1"),
+    {"d": "5..29", "log10_kappa": "8.5..10"}, float32_flags,
+    chunk_size=20, default_budget=100, quick_budget=20,
+    notes="lhs = [float32 refused with the float64 advice, float64 precision Cholesky ok], rhs = [1, 1]")
 
 register(ComparisonClaim(
     id="ensemble.failure.one_hot_small_m",

@@ -2,20 +2,20 @@
 
 * ``ensemble.regret.finite.d<d>.<family>`` — at M = 8d ≈ d log T the mean final
   regret is within 10% of TS.  The twelve claims read two stored experiments,
-  :data:`~seqproj.ensemble.FINITE_SWEEPS` (one lock-step sweep per d: every agent,
+  :data:`~seqproj.ensemble.experiments.FINITE_SWEEPS` (one lock-step sweep per d: every agent,
   family and M on common random numbers, one fresh root seed per repetition), each
-  reducing it to its own paired differences (:func:`~seqproj.ensemble.final_gap`);
+  reducing it to its own paired differences (:func:`~seqproj.ensemble.regret_sweep.final_gap`);
   the figures ``ensemble_regret_vs_m`` and ``ensemble_regret_curves`` plot the same
   chunks.  The sweep is measured once per process (and stored once with ``--out``).
 * ``ensemble.regret.smallest_m_vs_d`` — the smallest M within 10% of TS grows like
-  d^a, a ∈ [0.5, 1.5]; it reads :data:`~seqproj.ensemble.SMALLEST_M`, whose trial is a
+  d^a, a ∈ [0.5, 1.5]; it reads :data:`~seqproj.ensemble.experiments.SMALLEST_M`, whose trial is a
   replicate of 30 repetitions at each d of its own d-grid (a scaling law needs more
   than the sweep's two dimensions, and M* is not defined on one repetition).
 * Issue 15: ``ensemble.regret.{compact,contexts}.d<d>.{below_d,at_8d}`` — on the unit
   sphere and with fresh contexts, M = d/2 < d has regret materially (> 25%) above TS, and
-  M = 8d is within 10% of TS (:data:`~seqproj.ensemble.ENV_SWEEPS`);
+  M = 8d is within 10% of TS (:data:`~seqproj.ensemble.experiments.ENV_SWEEPS`);
   ``ensemble.regret.smallest_m_vs_d.isotonic`` — the smallest-M law with the monotone
-  criterion (:data:`~seqproj.ensemble.SMALLEST_M_LAW`), censored values kept as NaN.
+  criterion (:data:`~seqproj.ensemble.experiments.SMALLEST_M_LAW`), censored values kept as NaN.
 """
 from __future__ import annotations
 
@@ -24,9 +24,10 @@ import functools
 from proofs_check.engine import ComparisonClaim, ScalingClaim, Source, register
 
 from ..agents import EnsemblePP
-from ..regret_sweep import (ENV_SWEEPS, FINITE_SWEEPS, MSTAR_GRID, SMALLEST_M, SMALLEST_M_LAW,
-                            SWEEP_FAMILIES, env_gap, env_sweep_ms, family_label, final_gap,
-                            smallest_m_isotonic_per_d, smallest_m_per_d)
+from ..experiments import (ENV_SWEEPS, FINITE_SWEEPS, MSTAR_GRID, SMALLEST_M, SMALLEST_M_LAW,
+                           SWEEP_FAMILIES)
+from ..regret_sweep import (env_gap, env_sweep_ms, family_label, final_gap, smallest_m_isotonic_per_d,
+                            smallest_m_per_d)
 
 _SOURCE_NOTE = ("the abstract's 'regret comparable to exact Thompson sampling with Θ(d log T) "
                 "ensemble sizes'; orders CONFIRMED, constants OPEN; ")
@@ -66,21 +67,30 @@ for _d, _exp in FINITE_SWEEPS.items():
                   "its own.  Margin rule: 10%, 'comparable to TS'.  No bounds: regret has no "
                   "useful almost-sure range; verdict asymptotic."))
 
-_DS = tuple(SMALLEST_M.params["d"])
 
-register(ScalingClaim(
-    id="ensemble.regret.smallest_m_vs_d",
-    statement="the smallest M from which on Gaussian Ensemble++ mean final regret is within 10% of "
-              "exact TS grows like d^a with a ∈ [0.5, 1.5] at fixed T (M* = Θ(d log T)); finite "
-              "arms K = 100, T = 500, d ∈ {4, 8, 16, 32}, 30 repetitions per point",
-    source=Source(papers=("ensemblepp",), where="abstract", theory="ensemble.md#regret",
-                  note=_SOURCE_NOTE + "Θ(d log T) at fixed T read as exponent 1 in d"),
-    label="OPEN",
-    params={**SMALLEST_M.params, "margin": 0.10, "M_grid": list(MSTAR_GRID)},
-    x=list(_DS), exponent_lo=0.5, exponent_hi=1.5,
-    experiment=SMALLEST_M, reduce=functools.partial(smallest_m_per_d, ds=_DS, margin=0.10),
-    chunk_size=SMALLEST_M.chunk_size, default_budget=6, quick_budget=2, role="statement",
-    expected=None, version=2,
+def _smallest_m_law(id, statement, *, theory, note, exp, params, reduce, default_budget, version, notes):
+    """Register the scaling claim ``id``: the smallest M within 10% of TS, one value per replicate
+    and d of ``exp``, grows like d^a with a ∈ [0.5, 1.5] (OPEN; a measurement of the abstract)."""
+    register(ScalingClaim(
+        id=id, statement=statement,
+        source=Source(papers=("ensemblepp",), where="abstract", theory=theory,
+                      note=_SOURCE_NOTE + note),
+        label="OPEN", params=params,
+        x=list(exp.params["d"]), exponent_lo=0.5, exponent_hi=1.5,
+        experiment=exp, reduce=reduce,
+        chunk_size=exp.chunk_size, default_budget=default_budget, quick_budget=2, role="statement",
+        expected=None, version=version, notes=notes))
+
+
+_smallest_m_law(
+    "ensemble.regret.smallest_m_vs_d",
+    "the smallest M from which on Gaussian Ensemble++ mean final regret is within 10% of "
+    "exact TS grows like d^a with a ∈ [0.5, 1.5] at fixed T (M* = Θ(d log T)); finite "
+    "arms K = 100, T = 500, d ∈ {4, 8, 16, 32}, 30 repetitions per point",
+    theory="ensemble.md#regret", note="Θ(d log T) at fixed T read as exponent 1 in d",
+    exp=SMALLEST_M, params={**SMALLEST_M.params, "margin": 0.10, "M_grid": list(MSTAR_GRID)},
+    reduce=functools.partial(smallest_m_per_d, ds=tuple(SMALLEST_M.params["d"]), margin=0.10),
+    default_budget=6, version=2,
     notes="M* is read off a geometric grid (ratio ≈ 1.5), so each replicate's value is "
           "quantised.  CENSORING: a replicate in which the criterion fails at M = 8d has no M* "
           "on the grid; it is reported as NaN (never replaced by a value — version 1 used 8d·√2, "
@@ -89,7 +99,7 @@ register(ScalingClaim(
           "(fresh instances per repetition).  Window rule: Θ(d log T) at fixed T means "
           "exponent 1; ±0.5 allows the grid quantisation.  Issue 15: decided by the monotone "
           "criterion in ensemble.regret.smallest_m_vs_d.isotonic (this raw rule is kept as the "
-          "record)."))
+          "record).")
 
 
 # ---------------------------------------------------------------------------
@@ -102,15 +112,29 @@ _ENV_TEXT = {"compact": "unit sphere (play θ̃/‖θ̃‖)",
 #: run; a 4-repetition timing pilot had been run, see the note).
 _BELOW_FACTOR = 1.25
 
+
+def _env_comparison(kind, d, exp, name, *, M, factor, alternative, statement, source, label, expected,
+                    margin, notes):
+    """Register ``ensemble.regret.<kind>.d<d>.<name>``: the sign of ``E[R_EPP(M) − factor·R_TS]``
+    on the environment sweep ``exp`` (``margin``: the params entry naming the factor)."""
+    register(ComparisonClaim(
+        id=f"ensemble.regret.{kind}.d{d}.{name}", statement=statement, source=source, label=label,
+        params={"env": kind, "d": d, "K": exp.params["K"], "T": exp.params["T"], "M": M, **margin,
+                "sweep_ms": list(env_sweep_ms(d))},
+        experiment=exp, reduce=functools.partial(env_gap, d=d, M=M, factor=factor),
+        threshold=0.0, alternative=alternative, bounds=None,
+        chunk_size=exp.chunk_size, default_budget=100, quick_budget=10, role="statement",
+        expected=expected, version=1, notes=notes))
+
+
 for (_kind, _d), _exp in ENV_SWEEPS.items():
     _T = _exp.params["T"]
-    _ms = env_sweep_ms(_d)
     _low = _d // 2
     # M < d: rank-deficient A Aᵀ.  DERIVED failure mode (theory ensemble.md#failure-modes) on the
     # compact set, where exploring every direction is necessary; on fresh contexts the arms'
     # own diversity explores, so the outcome there is a finding (expected None).
-    register(ComparisonClaim(
-        id=f"ensemble.regret.{_kind}.d{_d}.below_d",
+    _env_comparison(
+        _kind, _d, _exp, "below_d", M=_low, factor=_BELOW_FACTOR, alternative="greater",
         statement=f"{_ENV_TEXT[_kind]}, d = {_d}, T = {_T}: Gaussian Ensemble++ with M = d/2 = "
                   f"{_low} < d (rank-deficient A Aᵀ) has mean final regret more than 25% above "
                   "exact TS: E[R_EPP − 1.25 R_TS] > 0",
@@ -119,18 +143,13 @@ for (_kind, _d), _exp in ENV_SWEEPS.items():
                            "has rank ≤ M, so the sample never moves in the missing directions); "
                            "the 25% margin is our operationalisation of 'materially'"),
         label="DERIVED" if _kind == "compact" else "OPEN",
-        params={"env": _kind, "d": _d, "K": _exp.params["K"], "T": _T, "M": _low,
-                "factor": _BELOW_FACTOR, "sweep_ms": list(_ms)},
-        experiment=_exp, reduce=functools.partial(env_gap, d=_d, M=_low, factor=_BELOW_FACTOR),
-        threshold=0.0, alternative="greater", bounds=None,
-        chunk_size=_exp.chunk_size, default_budget=100, quick_budget=10, role="statement",
-        expected="holds" if _kind == "compact" else None, version=1,
+        expected="holds" if _kind == "compact" else None, margin={"factor": _BELOW_FACTOR},
         notes="Reads the stored sweep of its environment and d (TS and Gaussian Ensemble++ at "
               "M ∈ {d/4, d/2, d, 2d, 4d, 8d} on common random numbers; one fresh instance per "
               "repetition).  No bounds (regret has no useful almost-sure range): Hall's "
-              "skewness-corrected interval, guarantee asymptotic."))
-    register(ComparisonClaim(
-        id=f"ensemble.regret.{_kind}.d{_d}.at_8d",
+              "skewness-corrected interval, guarantee asymptotic.")
+    _env_comparison(
+        _kind, _d, _exp, "at_8d", M=8 * _d, factor=1.10, alternative="less",
         statement=f"{_ENV_TEXT[_kind]}, d = {_d}, T = {_T}: Gaussian Ensemble++ with M = 8d = "
                   f"{8 * _d} (≈ d log T) has mean final regret within 10% of exact TS: "
                   "E[R_EPP − 1.1 R_TS] < 0",
@@ -138,34 +157,22 @@ for (_kind, _d), _exp in ENV_SWEEPS.items():
                       note=_SOURCE_NOTE + "the compact case is the setting of the paper's "
                                           "O(d^{3/2}√T) bound; M = 8d and the 10% margin are "
                                           "our operationalisation"),
-        label="OPEN",
-        params={"env": _kind, "d": _d, "K": _exp.params["K"], "T": _T, "M": 8 * _d,
-                "margin": 0.10, "sweep_ms": list(_ms)},
-        experiment=_exp, reduce=functools.partial(env_gap, d=_d, M=8 * _d, factor=1.10),
-        threshold=0.0, alternative="less", bounds=None,
-        chunk_size=_exp.chunk_size, default_budget=100, quick_budget=10, role="statement",
-        expected=None, version=1,
+        label="OPEN", expected=None, margin={"margin": 0.10},
         notes="Same stored sweep as the below_d claim of this environment and d (correlated "
-              "verdicts, each valid on its own).  Asymptotic (Hall) interval."))
+              "verdicts, each valid on its own).  Asymptotic (Hall) interval.")
 
-_LAW_DS = tuple(SMALLEST_M_LAW.params["d"])
-
-register(ScalingClaim(
-    id="ensemble.regret.smallest_m_vs_d.isotonic",
-    statement="the smallest M at which the non-increasing (isotonic) fit of Gaussian "
-              "Ensemble++'s mean-regret ratio to exact TS drops to ≤ 1.1 grows like d^a with "
-              "a ∈ [0.5, 1.5] at fixed T (M* = Θ(d log T)); finite arms K = 100, T = 500, "
-              "d ∈ {4, 8, 16, 32, 64}, 30 repetitions per point and replicate",
-    source=Source(papers=("ensemblepp",), where="abstract", theory="ensemble.md#smallest-m-law",
-                  note=_SOURCE_NOTE + "Θ(d log T) at fixed T read as exponent 1 in d; the "
-                                      "isotonic criterion is ours"),
-    label="OPEN",
-    params={**SMALLEST_M_LAW.params, "margin": 0.10, "criterion": "isotonic"},
-    x=list(_LAW_DS), exponent_lo=0.5, exponent_hi=1.5,
-    experiment=SMALLEST_M_LAW,
-    reduce=functools.partial(smallest_m_isotonic_per_d, ds=_LAW_DS, margin=0.10),
-    chunk_size=SMALLEST_M_LAW.chunk_size, default_budget=12, quick_budget=2, role="statement",
-    expected=None, version=1,
+_smallest_m_law(
+    "ensemble.regret.smallest_m_vs_d.isotonic",
+    "the smallest M at which the non-increasing (isotonic) fit of Gaussian "
+    "Ensemble++'s mean-regret ratio to exact TS drops to ≤ 1.1 grows like d^a with "
+    "a ∈ [0.5, 1.5] at fixed T (M* = Θ(d log T)); finite arms K = 100, T = 500, "
+    "d ∈ {4, 8, 16, 32, 64}, 30 repetitions per point and replicate",
+    theory="ensemble.md#smallest-m-law",
+    note="Θ(d log T) at fixed T read as exponent 1 in d; the isotonic criterion is ours",
+    exp=SMALLEST_M_LAW, params={**SMALLEST_M_LAW.params, "margin": 0.10, "criterion": "isotonic"},
+    reduce=functools.partial(smallest_m_isotonic_per_d, ds=tuple(SMALLEST_M_LAW.params["d"]),
+                             margin=0.10),
+    default_budget=12, version=1,
     notes="Per replicate and d: the ratios r(M) = mean R_EPP(M)/mean R_TS over 30 lock-step "
           "repetitions, their least-squares non-increasing fit (pool-adjacent-violators), and "
           "M* = the first grid M (≤ 8d, ratio ≈ 1.5) where the fit is ≤ 1.1 — decided before "
@@ -174,4 +181,4 @@ register(ScalingClaim(
           "CENSORED: NaN, never a number, and the verdict is then inconclusive.  The exponent "
           "is the mean of per-replicate log–log slopes with a Student-t interval over the "
           "independent replicates (guarantee asymptotic).  The quick budget (2 replicates) "
-          "costs ≈ 1 min: a replicate is the smallest unit of this law."))
+          "costs ≈ 1 min: a replicate is the smallest unit of this law.")

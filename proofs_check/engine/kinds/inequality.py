@@ -1,0 +1,194 @@
+"""Inequality claims: ``lhs(θ) ≤ rhs(θ)`` for all θ, by worst-case search
+(``docs/theory/engine.md`` §1, §4).
+
+* user functions: ``sample(rng) -> θ``, ``evaluate(θ) -> (lhs, rhs)``, and
+  optionally ``project``, ``evaluate_mp`` (50-digit confirmation),
+  ``describe_point``, ``default_point``/``coordinates``/``simplify`` (shrinking);
+* chunk statistics: ``[evals, nonfinite, artefacts, status, score, lhs, rhs,
+  *θ]`` of the chunk's search (:func:`..search.search_chunk`);
+* decision: refuted by a violation (guarantee ``"exact"`` when confirmed in
+  mpmath, ``"search"`` in float64 only), else holds (guarantee ``"search"``,
+  or ``"deterministic"`` for exactly computed sides); NaN/inf evaluations make
+  a "holds" inconclusive.  A confirmed counterexample is shrunk to a readable
+  one (:mod:`..shrink`) when the claim gives ``default_point``.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar, Sequence
+
+import numpy as np
+
+from ..claims import Claim
+from ..results import Result, fmt, summary_number
+from ..search import STATUS, search_chunk
+from ..shrink import shrink_result
+
+__all__ = ["InequalityClaim", "InequalityResult"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class InequalityClaim(Claim):
+    """``lhs(θ) ≤ rhs(θ)`` for all θ in a domain; decided by worst-case search.
+
+    ``sample(rng) -> θ`` draws a point of the domain as a flat float array;
+    ``evaluate(θ) -> (lhs, rhs)`` returns the two sides *as they are* (no
+    allowance subtracted); optional ``project(θ) -> θ`` maps a perturbed point
+    back into the domain; optional ``evaluate_mp(θ)`` returns ``(lhs, rhs)`` as
+    ``mpmath`` numbers: every float64 violation met during the search is
+    re-evaluated with it at 50 digits, and one it rejects is a rounding
+    artefact that the search moves past.  ``describe_point(θ) -> dict`` may
+    render the worst point for humans.
+
+    A point violates the claim when ``lhs − rhs > atol + rtol·|rhs|`` (a signed
+    margin: ``rhs ≤ 0`` is allowed).  ``atol`` and ``rtol`` are the allowance
+    for floating-point error only; keep them as small as the arithmetic
+    justifies.  The tightness reported is ``max lhs/rhs`` where ``rhs > 0``
+    and the margin ``lhs − rhs`` always.  A "holds" verdict has guarantee
+    ``"search"``: no violation was found in the evaluations made.
+    """
+
+    kind: ClassVar[str] = "inequality"
+    _callables: ClassVar[tuple[str, ...]] = ("sample", "evaluate", "project", "evaluate_mp")
+    sample: Callable[[np.random.Generator], np.ndarray]
+    evaluate: Callable[[np.ndarray], tuple]
+    project: Callable[[np.ndarray], np.ndarray] | None = None
+    evaluate_mp: Callable[[np.ndarray], tuple] | None = None
+    describe_point: Callable[[np.ndarray], dict] | None = None
+    #: Shrinking (:mod:`..shrink`): the point coordinates move to (a confirmed
+    #: counterexample is shrunk only when this is given), their names, and
+    #: ``simplify(θ) -> [θ', ...]`` domain-specific simpler points (e.g. of smaller dimension).
+    default_point: Sequence[float] | None = None
+    coordinates: Sequence[str] | None = None
+    #: ``True`` when the two sides are exactly computed quantities that do not depend on the
+    #: sampled point (e.g. a dynamic program's value): a verdict "holds" is then
+    #: ``deterministic`` (what the computation shows), not ``search``.
+    deterministic: bool = False
+    simplify: Callable[[np.ndarray], list] | None = None
+    step: float = 0.3
+    random_fraction: float = 0.5
+    atol: float = 0.0
+    rtol: float = 1e-9
+    chunk_size: int = 200
+    default_budget: int = 4_000
+    quick_budget: int = 400
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for name in ("atol", "rtol"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not (0.0 <= v < math.inf):
+                raise ValueError(f"claim {self.id}: {name} must be a finite number ≥ 0, got {v!r}")
+        if not (0.0 < self.random_fraction <= 1.0):
+            raise ValueError(f"claim {self.id}: random_fraction must lie in (0, 1], got {self.random_fraction!r}")
+        if not (self.step > 0):
+            raise ValueError(f"claim {self.id}: step must be > 0, got {self.step!r}")
+        if self.coordinates is not None and self.default_point is not None \
+                and len(self.coordinates) != len(self.default_point):
+            raise ValueError(f"claim {self.id}: coordinates names {len(self.coordinates)} coordinates, "
+                             f"default_point has {len(self.default_point)}")
+
+    def _fingerprint_extra(self) -> dict:
+        return {"step": self.step, "random_fraction": self.random_fraction,
+                "atol": float(self.atol), "rtol": float(self.rtol)}
+
+    def chunk_task(self):
+        return functools.partial(search_chunk, self.sample, self.evaluate, self.project,
+                                 self.evaluate_mp, float(self.step), float(self.random_fraction),
+                                 float(self.atol), float(self.rtol))
+
+    @staticmethod
+    def check_stats(stats, chunk_size):
+        if len(stats) < 7 or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                                     for v in stats[:3]) or stats[3] not in (0, 1, 2) \
+                or stats[0] < 1 or stats[1] > stats[0] or stats[2] > stats[0]:
+            return "inequality statistics are [evals ≥ 1, nonfinite, artefacts, status 0/1/2, score, lhs, rhs, θ…]"
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in stats[4:]):
+            return "inequality score, sides and point must be numbers"
+        return None
+
+    def decision_method(self, method):
+        return "search"
+
+    def decide(self, prefix, alpha, method, n_chunks, common):
+        evals = int(sum(s[0] for s in prefix))
+        nonfinite = int(sum(s[1] for s in prefix))
+        artefacts = int(sum(s[2] for s in prefix))
+        # a confirmed counterexample beats any score; then the highest score
+        best = max(prefix, key=lambda s: (int(s[3]) > 0, s[4] if not math.isnan(s[4]) else -math.inf))
+        status, lhs, rhs = int(best[3]), float(best[5]), float(best[6])
+        theta = np.asarray(best[7:], dtype=float)
+        warnings = []
+        if status == 2:
+            verdict, guarantee = "refuted", "exact"
+        elif status == 1:
+            verdict, guarantee = "refuted", "search"
+            warnings.append("the counterexample is checked in float64 only (the claim has no mpmath "
+                            "evaluator); it could be a rounding artefact")
+        else:
+            verdict, guarantee = "holds", "deterministic" if self.deterministic else "search"
+        if artefacts:
+            warnings.append(f"{artefacts} float64 violation(s) were rejected by mpmath as rounding artefacts")
+        if nonfinite:
+            warnings.append(f"{nonfinite} evaluation(s) gave NaN/inf")
+            if verdict == "holds":
+                verdict = "inconclusive"
+        ratio = lhs / rhs if rhs > 0 else math.nan
+        point = self.describe_point(theta) if self.describe_point is not None and theta.size else theta.tolist()
+        return InequalityResult(**common, verdict=verdict, elapsed_s=0.0, guarantee=guarantee,
+                                warnings=tuple(warnings), evaluations=evals, worst_ratio=ratio,
+                                worst_lhs=lhs, worst_rhs=rhs, worst_point=point, nonfinite=nonfinite,
+                                confirmed_by=STATUS[status], worst_margin=lhs - rhs, artefacts=artefacts)
+
+    def finish(self, result, prefix, seed):
+        """A refuted verdict's counterexample shrunk to a readable one (with ``default_point``)."""
+        if result.verdict == "refuted" and self.default_point is not None:
+            return shrink_result(self, result, prefix, seed)
+        return result
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class InequalityResult(Result, kind="inequality"):
+    """``lhs ≤ rhs``: the tightest point found and how it was confirmed."""
+
+    unit: ClassVar[str] = "evaluations"
+
+    evaluations: int
+    worst_ratio: float
+    worst_lhs: float
+    worst_rhs: float
+    worst_point: Any
+    nonfinite: int
+    confirmed_by: str
+
+    worst_margin: float = math.nan
+    artefacts: int = 0
+
+    def summary(self) -> str:
+        n = summary_number
+        tight = (f"max lhs/rhs={n(self.worst_ratio)}" if math.isfinite(self.worst_ratio)
+                 else f"max lhs−rhs={n(self.worst_margin)}")
+        if self.verdict == "holds":
+            return f"no violation found in {self.evaluations} evaluations; {tight}"
+        return f"{tight} over {self.evaluations} evaluations ({self.confirmed_by})"
+
+    def headline(self) -> str:
+        if math.isfinite(self.worst_ratio):
+            return f"max lhs/rhs = {fmt(self.worst_ratio)} over {self.evaluations} evaluations"
+        return f"max lhs − rhs = {fmt(self.worst_margin)} over {self.evaluations} evaluations"
+
+    def slack(self):
+        if math.isfinite(self.worst_ratio):
+            return [f"worst lhs/rhs = {fmt(self.worst_ratio)} (lhs = {fmt(self.worst_lhs)}, rhs = "
+                    f"{fmt(self.worst_rhs)}); a ratio above 1 is a violation"]
+        return [f"worst lhs − rhs = {fmt(self.worst_margin)} (lhs = {fmt(self.worst_lhs)}, rhs = "
+                f"{fmt(self.worst_rhs)}); a positive margin is a violation"]
+
+    def settle_advice(self):
+        if self.verdict != "inconclusive":
+            return None
+        return (f"method, not budget: {self.nonfinite} evaluation(s) gave NaN/inf; restrict the sampler "
+                f"to the claim's domain or give the claim an mpmath evaluator (evaluate_mp) for "
+                f"those points — more evaluations would not settle it")
