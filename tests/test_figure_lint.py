@@ -171,7 +171,7 @@ def test_lint_rejects_bad_arguments():
 # ---------------------------------------------------------------------------
 
 def _claim_ids():
-    from proofs_check.engine.registry import claims
+    from proofs_check.engine import claims
     return [c.id for c in claims()]
 
 

@@ -5,7 +5,7 @@ import pytest
 from proofs_check.baselines import group_mc as gm
 from proofs_check.baselines.moments import group_estimator_moments
 from proofs_check.engine import clear_measurements, get_claim
-from proofs_check.engine.verify import verify_claim
+from proofs_check.engine import verify_claim
 
 
 @pytest.fixture(autouse=True)

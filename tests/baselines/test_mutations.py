@@ -27,7 +27,7 @@ import proofs_check.baselines.proxy as px
 import proofs_check.baselines.ragged as rg
 import proofs_check.logits as lg
 from proofs_check.engine import clear_measurements, get_claim
-from proofs_check.engine.verify import verify_claim
+from proofs_check.engine import verify_claim
 
 
 def run(cid: str, budget: int | None = None, *, mp: bool = True):

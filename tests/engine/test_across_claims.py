@@ -7,7 +7,7 @@ import pytest
 
 from proofs_check.engine import claims, get_claim, verify_claims
 from proofs_check.engine.across_claims import groups_by_experiment
-from proofs_check.engine.claims import replace
+from proofs_check.engine import replace
 from proofs_check.engine.registry import is_shipped
 
 

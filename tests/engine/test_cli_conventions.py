@@ -90,7 +90,7 @@ def test_a_failing_condition_exits_1_and_names_the_claim(capsys, tmp_path, monke
 def _planted():
     """A refuted result of a claim expected to hold (what a regression looks like)."""
     from proofs_check.engine import get_claim, verify_claim
-    from proofs_check.engine.claims import replace
+    from proofs_check.engine import replace
 
     claim = replace(get_claim("selftest.dg_tail_doubled"), id="selftest.dg_tail", expected="holds")
     r = verify_claim(claim, quick=True)

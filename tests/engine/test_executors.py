@@ -7,7 +7,7 @@ import pytest
 
 from proofs_check.engine import ProbabilityClaim, make_executor, map_chunks, verify_claim
 from proofs_check.engine.executors import PoolExecutor, SerialExecutor, default_workers
-from proofs_check.engine.runner import chunk_rng
+from proofs_check.engine import chunk_rng
 from proofs_check.selftest.samplers import bernoulli_events
 
 

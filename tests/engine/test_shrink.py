@@ -9,7 +9,7 @@ import proofs_check as pc
 from theorycheck.cli import main
 from proofs_check.engine import registry
 from proofs_check.engine.shrink import complexity, point_from, reevaluate, shrink
-from proofs_check.engine.verify import verify_claim
+from proofs_check.engine import verify_claim
 
 #: A false inequality in 10 dimensions whose violation needs exactly two coordinates
 #: (x3·x7 > 1 − 0.05 Σ sin x_i; the sine term is a small perturbation of every coordinate).

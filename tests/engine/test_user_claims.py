@@ -11,7 +11,7 @@ import pytest
 import proofs_check as pc
 from theorycheck.cli import main
 from proofs_check.engine import registry
-from proofs_check.engine.verify import verify_claim
+from proofs_check.engine import verify_claim
 
 GOOD = '''
 import numpy as np

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 import proofs_check
-from proofs_check.engine.claims import LABELS
+from proofs_check.engine import LABELS
 from proofs_check.engine import measure
-from proofs_check.engine.registry import claims, get_claim
+from proofs_check.engine import claims, get_claim
 
 
 def _ours():

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from proofs_check.engine.blas import single_threaded_blas
+from proofs_check.engine import single_threaded_blas
 from seqproj.ensemble import (EnsemblePP, ExactTS, FiniteArmEnv, LinearEnsemblePP, simulate_reference,
                               simulate_repetition)
 from seqproj.ensemble.cholesky_update import simulate_ts_fused, ts_rounds

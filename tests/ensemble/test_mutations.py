@@ -20,9 +20,9 @@ import seqproj.ensemble.failure_modes as failure_modes
 import seqproj.ensemble.hypermodel as hypermodel
 import seqproj.ensemble.posterior_factor as posterior_factor
 from proofs_check.engine import clear_measurements
-from proofs_check.engine.claims import replace
-from proofs_check.engine.registry import get_claim
-from proofs_check.engine.verify import verify_claim
+from proofs_check.engine import replace
+from proofs_check.engine import get_claim
+from proofs_check.engine import verify_claim
 from seqproj.ensemble import EnsemblePP, finite_sweep, smallest_m_experiment, tracking_experiment
 from seqproj.ensemble.experiments import TRACK_SETUP
 from seqproj.ensemble.failure_modes import one_hot_small_m_gap

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import proofs_check
-from proofs_check.engine.registry import get_claim
+from proofs_check.engine import get_claim
 from seqproj.ensemble import (env_sweep, env_sweep_ms, isotonic_nonincreasing, smallest_m_isotonic,
                               smallest_m_on_grid)
 from seqproj.ensemble.experiments import ENV_SWEEPS, SMALLEST_M_LAW
@@ -129,7 +129,7 @@ def _fresh_measurements():
 
 
 def _verdict(claim, budget=30):
-    from proofs_check.engine.verify import verify_claim
+    from proofs_check.engine import verify_claim
     return verify_claim(claim, budget=budget, seed=0)
 
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from proofs_check.engine import claims as all_claims
-from proofs_check.engine.claims import replace
-from proofs_check.engine.verify import verify_claim
+from proofs_check.engine import replace
+from proofs_check.engine import verify_claim
 
 from proofs_check.mismatch import cases, inequalities, pairs
 

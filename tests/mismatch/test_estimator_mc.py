@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from proofs_check.engine import clear_measurements, get_claim
-from proofs_check.engine.verify import verify_claim
+from proofs_check.engine import verify_claim
 from proofs_check.mismatch import estimator_mc as em
 from proofs_check.mismatch.estimators import estimator_samples
 

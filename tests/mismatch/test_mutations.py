@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from proofs_check.engine import clear_measurements, get_claim
-from proofs_check.engine.verify import verify_claim
+from proofs_check.engine import verify_claim
 from proofs_check.mismatch import bounds_mp, cases, horizon, masks, update_size
 from proofs_check.mismatch import inequalities as ineq
 

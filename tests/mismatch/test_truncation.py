@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from proofs_check.engine import clear_measurements, get_claim
-from proofs_check.engine.verify import verify_claim
+from proofs_check.engine import verify_claim
 from proofs_check.mismatch import truncation as tr
 from proofs_check.mismatch.estimators import estimator_moments
 from proofs_check.mismatch.pairs import linear_from_flat, sample_linear
@@ -103,7 +103,7 @@ def test_mutation_reward_power_ignored_is_caught(monkeypatch):
     orig = tr.variance_rmax_sides
     monkeypatch.setattr(tr, "variance_rmax_sides",
                         lambda theta, *, power="squared", **k: orig(theta, power="squared", **k))
-    from proofs_check.engine.registry import get_claim as gc
+    from proofs_check.engine import get_claim as gc
     import dataclasses
     import functools
     c = gc("mismatch.truncation.variance_rmax_linear")

@@ -2,7 +2,7 @@
 experiment chunks around every test (a monkeypatched simulator must be re-run)."""
 import pytest
 
-from proofs_check.engine.experiment import clear_measurements
+from proofs_check.engine import clear_measurements
 from seqproj.reduced import simulate_reduced
 from seqproj.simulate import simulate_full
 

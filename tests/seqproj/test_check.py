@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import seqproj
-from proofs_check.engine.registry import claims
+from proofs_check.engine import claims
 from seqproj.columns import column_family, sample_columns, sparse_c0
 
 
@@ -114,9 +114,9 @@ def test_columns_normalisation_and_flags():
 def test_claims_and_figures_read_one_experiment():
     """A claim and the figure point that show the same simulation share the engine experiment:
     same fingerprint, same chunks, same counts."""
-    from proofs_check.engine.experiment import measure
-    from proofs_check.engine.registry import get_claim
-    from proofs_check.engine.verify import verify_claim
+    from proofs_check.engine import measure
+    from proofs_check.engine import get_claim
+    from proofs_check.engine import verify_claim
 
     for cid, config, chunk in [
             ("seqproj.coverage.sphere.constant.M32", dict(M=32, T=300), 1000),

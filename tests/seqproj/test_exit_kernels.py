@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import seqproj
-from proofs_check.engine.experiment import measure
-from proofs_check.engine.runner import chunk_rng
+from proofs_check.engine import measure
+from proofs_check.engine import chunk_rng
 from seqproj.check import count_failures, failure_experiment, failure_flags
 from seqproj.events import count_events, path_experiment
 from seqproj.kernels import LANES

@@ -9,7 +9,7 @@ import math
 import pytest
 
 import seqproj
-from proofs_check.engine.runner import map_chunks
+from proofs_check.engine import map_chunks
 from seqproj.reduced import simulate_reduced
 from seqproj.simulate import simulate_full
 
