@@ -343,6 +343,9 @@ def _legend_series(fig):
     found = {}
     for ax in fig.axes:
         handles, labs = ax.get_legend_handles_labels()
+        # a histogram's legend handle is its first bar alone: the series is the whole container
+        owner = {id(patch): c for c in ax.containers for patch in c}
+        handles = [owner.get(id(h), h) for h in handles]
         for h, lab in zip(handles, labs):
             where = wanted.get(lab, ())
             if where is None or id(ax) in where:

@@ -133,6 +133,29 @@ def test_planted_hidden_series_fails():
     assert "'first'" in found[0].message
 
 
+def test_a_histogram_whose_first_bar_is_thin_is_not_hidden():
+    """The legend handle of ``hist`` is its first bar only; a thin first bar must not make
+    the whole (plainly visible) histogram a hidden series."""
+    with style():
+        fig, ax = new_figure()
+        x = np.random.default_rng(0).lognormal(0.0, 1.0, 4000)
+        x = np.concatenate([[-40.0], x])                 # one far outlier: a one-pixel first bar
+        ax.hist(x, bins=80, color="C0", label="trials")
+        ax.legend(loc="upper left")
+    assert "hidden-series" not in _codes(fig)
+
+
+def test_a_histogram_drawn_over_is_still_hidden():
+    with style():
+        fig, ax = new_figure()
+        x = np.random.default_rng(0).normal(size=2000)
+        ax.hist(x, bins=30, color="C0", label="under")
+        ax.hist(x, bins=30, color="C1", label="over, the same bars")
+        ax.legend(loc="upper left")
+    found = lint.lint_figure(fig)
+    assert "hidden-series" in {f.code for f in found} and any("'under'" in f.message for f in found), found
+
+
 def test_dodged_series_pass_the_hidden_check():
     with style():
         fig, ax = new_figure()
