@@ -51,28 +51,36 @@ def lane_normal_chisq_sum(keys, per_key, d, c):
     """The same draws as :func:`counter_normal_chisq_sum`, drawn the fastest way known here:
     :data:`~seqproj.kernels.LANES` keys at a time, the branch-free first attempts in SIMD, the
     rejections redrawn by the scalar samplers (the draw passes of
-    :func:`seqproj.kernels.reduced_exit_kernel`, nothing else); their sum.  ``len(keys)`` must
-    be a multiple of ``LANES``."""
+    :func:`seqproj.kernels.reduced_exit_kernel`, nothing else); their sum.
+
+    Any ``len(keys)``: the keys go in blocks of ``LANES`` and the last block holds the
+    ``len(keys) mod LANES`` left over, exactly as :func:`seqproj.kernels.reduced_kernel` splits
+    its trials (``nb = min(LANES, n − i0)``) — so for ``n`` keys this is the kernel's draws for
+    ``n`` trials, ``n · per_key`` (normal, χ²) pairs, no more (no padding lanes, which would be
+    draws the kernel does not make) and no fewer (no rounding down).  An earlier version refused a
+    ``len(keys)`` not a multiple of ``LANES`` (the lanes would have read past the end of
+    ``keys``), which made both reduced-kernel rooflines of ``python -m bench`` fail at their
+    sizes of 2000 and 8000 trials (issue 25)."""
     B = LANES
-    if keys.shape[0] % B != 0:
-        raise ValueError("lane_normal_chisq_sum: len(keys) must be a multiple of LANES")
+    n = keys.shape[0]
     a = np.empty(B)
     b = np.empty(B)
     ok_a = np.empty(B, dtype=np.bool_)
     ok_b = np.empty(B, dtype=np.bool_)
     s = 0.0
-    for i0 in range(0, keys.shape[0], B):
+    for i0 in range(0, n, B):
+        nb = min(B, n - i0)                 # the last block: the keys left over
         for t in range(per_key):
             st = np.uint64(2 * t)
-            for j in range(B):
+            for j in range(nb):
                 a[j], ok_a[j] = normal_first_attempt(keys[i0 + j], st)
                 b[j], ok_b[j] = chisq_first_attempt(keys[i0 + j], st + np.uint64(1), d, c)
-            for j in range(B):
+            for j in range(nb):
                 if not ok_a[j]:
                     a[j] = counter_normal(keys[i0 + j], st, np.uint64(0))[0]
                 if not ok_b[j]:
                     b[j] = counter_chisq(keys[i0 + j], st + np.uint64(1), d, c)
-            for j in range(B):
+            for j in range(nb):
                 s += a[j] + b[j]
     return s
 

@@ -14,6 +14,11 @@
    range, the target and the verdict MET / NOT MET / UNSETTLED
    (:mod:`bench.harness`) — then the counts and the load average at the end.
 
+A comparison that raises (or a module whose import or ``comparisons()`` raises) prints
+``FAILED`` with its traceback and the others still run; the exit status is then 1 (0 when
+every selected comparison reported a verdict — NOT MET is a measurement, not a failure).
+CI runs ``python -m bench --quick`` as a smoke run on this rule (``.ci/run``).
+
 A module's bench function may read the roofline numbers through
 :func:`roofline` (measured once per run).
 """
@@ -91,11 +96,13 @@ def main(argv=None) -> int:
     roofline(a.quick)
     print(_format_roof(), flush=True)
     results = []
+    failed = []                                        # what raised: "module" or "module: name"
     for mod in bench_modules():
         try:
             m = importlib.import_module(f"bench.{mod}")
         except Exception:                              # a broken module must not hide the others
-            print(f"[{mod}] import failed:\n{traceback.format_exc()}", flush=True)
+            print(f"[{mod}] import FAILED:\n{traceback.format_exc()}", flush=True)
+            failed.append(mod)
             continue
         if not hasattr(m, "comparisons"):
             continue
@@ -103,13 +110,15 @@ def main(argv=None) -> int:
             cmps = [c for c in m.comparisons(a.quick)
                     if not a.pattern or any(select(p, mod, c.name) for p in a.pattern)]
         except Exception:
-            print(f"[{mod}] comparisons() failed:\n{traceback.format_exc()}", flush=True)
+            print(f"[{mod}] comparisons() FAILED:\n{traceback.format_exc()}", flush=True)
+            failed.append(mod)
             continue
         for c in cmps:
             try:
                 res = measure(c, rounds)
             except Exception:
                 print(f"[{mod}] {c.name}: FAILED\n{traceback.format_exc()}", flush=True)
+                failed.append(f"{mod}: {c.name}")
                 continue
             res["module"] = mod
             results.append(res)
@@ -117,13 +126,14 @@ def main(argv=None) -> int:
             print(f"[{mod}] {format_result(res)}{work}", flush=True)
     count = {v: sum(r["verdict"] == v for r in results) for v in ("MET", "NOT MET", "UNSETTLED")}
     print(f"{count['MET']}/{len(results)} targets MET, {count['NOT MET']} NOT MET, {count['UNSETTLED']} "
-          f"UNSETTLED; load average at end {_load()}; {time.time() - t_start:.0f} s", flush=True)
+          f"UNSETTLED{f', {len(failed)} FAILED' if failed else ''}; load average at end {_load()}; "
+          f"{time.time() - t_start:.0f} s", flush=True)
     if a.json:
         with open(a.json, "w") as fh:
             fh.write(json.dumps({"roofline": roofline(a.quick), "load_end": _load()}) + "\n")
             for r in results:
                 fh.write(json.dumps(r) + "\n")
-    return 0
+    return 1 if failed else 0
 
 
 def _format_roof() -> str:

@@ -115,6 +115,15 @@ def _keys(n):
     return np.random.default_rng(12345).integers(0, 2 ** 63, size=n, dtype=np.uint64)
 
 
+def roofline_sizes(quick: bool) -> dict:
+    """Sizes of the RNG-roofline comparisons: ``{"reduced": trials of the two reduced kernels,
+    "full": {M: trials of the full kernel}}`` (``T`` steps each).  The reduced count need not be
+    a multiple of :data:`~seqproj.kernels.LANES` (2000 is not): the kernels and
+    :func:`bench.roofline.lane_normal_chisq_sum` both run the remainder as a short last block."""
+    return {"reduced": 2000 if quick else 8000,
+            "full": {M: max(1, (2 ** 20 if quick else 2 ** 22) // (T * M)) for M in (64, 256, 1024)}}
+
+
 # -- comparisons ------------------------------------------------------------------------
 
 def comparisons(quick: bool) -> list[Comparison]:
@@ -145,7 +154,8 @@ def comparisons(quick: bool) -> list[Comparison]:
                           3.0, work, warm))
 
     # RNG rooflines, one core each side, equal draws
-    n_red = 2000 if quick else 8000
+    sizes = roofline_sizes(quick)
+    n_red = sizes["reduced"]
     keys = _keys(n_red)
     d64, c64 = chisq_constants(64)
     d256, c256 = chisq_constants(256)
@@ -161,8 +171,7 @@ def comparisons(quick: bool) -> list[Comparison]:
         lambda: lane_normal_chisq_sum(keys, T, d256, c256), 0.5,
         f"{n_red} trials x {T} steps at M=256 (exits ~1e-5: every step runs)",
         lambda: (exit_times_reduced(256, EPS, 5, 2, 0), lane_normal_chisq_sum(keys[:LANES], 2, d256, c256))))
-    for M in (64, 256, 1024):
-        n_full = max(1, (2 ** 20 if quick else 2 ** 22) // (T * M))
+    for M, n_full in sizes["full"].items():
         kf = _keys(n_full)
         out.append(Comparison(
             f"full kernel (path statistics, 1 core) vs its RNG roofline (M normals per step), M={M}",

@@ -340,11 +340,98 @@ def _evaluate_named_mp(domain, lhs_mp, rhs_mp, theta):
     return lhs_mp(**kw), rhs_mp(**kw)
 
 
-def _identity_cases(domain, lhs, rhs, cid, rng, n):
-    ls, rs = np.empty(n), np.empty(n)
+def _identity_side(value, cid, name, theta_desc) -> tuple[float, float]:
+    """``(value, magnitude of the largest term)`` of one identity side: a number, or a
+    tuple/list of terms (summed with ``math.fsum``)."""
+    if isinstance(value, (tuple, list)):
+        if not value:
+            raise ClaimDeclarationError(f"claim {cid!r}: {name} returned an empty list of terms at {theta_desc}")
+        terms = [_side(t, cid, f"{name} term", theta_desc) for t in value]
+        if not all(math.isfinite(t) for t in terms):
+            return math.nan, math.nan
+        return math.fsum(terms), max(abs(t) for t in terms)
+    v = _side(value, cid, name, theta_desc)
+    return v, abs(v)
+
+
+def _identity_cases(domain, lhs, rhs, cid, rng, n, terms=False):
+    """``n`` cases at points ``domain.sample(rng)``: ``(lhs, rhs)``, or with ``terms``
+    ``(lhs, rhs, largest |term|)`` (``tol_mode="terms"``)."""
+    ls, rs, mag = np.empty(n), np.empty(n), np.empty(n)
     for i in range(n):
-        ls[i], rs[i] = _evaluate_named(domain, lhs, rhs, cid, domain.sample(rng))
+        kw = domain.unpack(domain.sample(rng))
+        (ls[i], lm), (rs[i], rm) = (_identity_side(lhs(**kw), cid, "lhs", "a point"),
+                                    _identity_side(rhs(**kw), cid, "rhs", "a point"))
+        mag[i] = max(lm, rm)
+    return (ls, rs, mag) if terms else (ls, rs)
+
+
+def _identity_cases_mp(domain, lhs_mp, rhs_mp, rng, n):
+    """The same ``n`` cases as :func:`_identity_cases` (same draws from ``rng``) in mpmath:
+    lists of values or of term lists (the engine sums them)."""
+    ls, rs = [], []
+    for _ in range(n):
+        lv, rv = _evaluate_named_mp(domain, lhs_mp, rhs_mp, domain.sample(rng))
+        ls.append(list(lv) if isinstance(lv, (tuple, list)) else lv)
+        rs.append(list(rv) if isinstance(rv, (tuple, list)) else rv)
     return ls, rs
+
+
+def _sympy_sides(cid, domain, lhs, rhs, lhs_mp, rhs_mp):
+    """Sides given as SymPy expressions in the coordinate names → float64 and mpmath
+    evaluators (:mod:`proofs_check.engine.expr`: ``lambdify`` to numpy and to mpmath),
+    so the high-precision twin is derived, not hand-written."""
+    from .engine.expr import FloatEvaluator, MpEvaluator, as_expr, free_names
+
+    names = tuple(domain.blocks)
+    if any(not isinstance(v, int) for v in domain.blocks.values()):
+        raise TypeError(f"claim {cid!r}: SymPy sides need scalar coordinates; the domain has vector blocks "
+                        f"{[k for k, v in domain.blocks.items() if not isinstance(v, int)]}")
+    out = []
+    for side, mp_side, name in ((lhs, lhs_mp, "lhs"), (rhs, rhs_mp, "rhs")):
+        if callable(side) and not _is_sympy(side):
+            out.append((side, mp_side))
+            continue
+        expr = as_expr(side, name)
+        unknown = free_names(expr) - set(names)
+        if unknown:
+            raise ValueError(f"claim {cid!r}: {name} uses {sorted(unknown)}, which are not coordinates of the "
+                             f"domain ({list(names)})")
+        out.append((FloatEvaluator([expr], names), mp_side if mp_side is not None else MpEvaluator([expr], names)))
+    return out[0][0], out[1][0], out[0][1], out[1][1]
+
+
+def _certifier(cid, domain, exprs, atol, rtol, certify, explicit=True):
+    """The ball-arithmetic certifier of an inequality with SymPy sides ``exprs`` on a
+    :class:`Box` (:class:`proofs_check.engine.certify.Certifier`), or ``None``."""
+    if exprs is None or certify is False:
+        return None
+    if not (isinstance(exprs, (tuple, list)) and len(exprs) == 2):
+        raise TypeError(f"claim {cid!r}: arb must be a pair (lhs, rhs) of SymPy expressions, got {shown(exprs)}")
+    budget = {} if certify is True else dict(certify)
+    unknown = set(budget) - {"max_boxes", "max_seconds"}
+    if unknown:
+        raise ValueError(f"claim {cid!r}: certify accepts True, False or a dict with max_boxes/max_seconds, "
+                         f"got keys {sorted(unknown)}")
+    if not isinstance(domain, Box) or any(not isinstance(v, int) for v in domain.blocks.values()):
+        if explicit:
+            raise ValueError(f"claim {cid!r}: a certified verdict needs a closed bounded Box of scalar "
+                             f"coordinates, got {domain!r}; pass certify=False to search only")
+        return None                     # SymPy sides on another domain: searched, not certified
+    from .engine.certify import Certifier
+    from .engine.expr import as_expr, free_names
+
+    sides = [as_expr(e, side) for e, side in zip(exprs, ("lhs", "rhs"))]
+    unknown = set().union(*(free_names(e) for e in sides)) - set(domain.names)
+    if unknown:
+        raise ValueError(f"claim {cid!r}: the sides use {sorted(unknown)}, which are not coordinates of the "
+                         f"domain ({list(domain.names)})")
+    return Certifier("<=", sides[0], sides[1], domain.names, [float(v) for v in domain.lo],
+                     [float(v) for v in domain.hi], atol=atol, rtol=rtol, **budget)
+
+
+def _is_sympy(x) -> bool:
+    return type(x).__module__.split(".")[0] == "sympy"
 
 
 def _count_events(events, cid, rng, n):
@@ -483,7 +570,7 @@ def _probe_rng():
 
 
 # ---------------------------------------------------------------------------
-# the five kinds
+# one constructor per kind (named after it: proofs_check.kind_names)
 
 
 def probability(id: str, events: Callable | None = None, *, delta: float, statement: str | None = None,
@@ -523,7 +610,8 @@ def inequality(id: str, lhs: Callable | None = None, rhs: Callable | None = None
                role: str = "statement", expected: str | None = None, params: Mapping | None = None,
                budget: int | None = None, quick_budget: int | None = None, chunk_size: int | None = None,
                step: float = 0.3, notes: str = "", version: int = 1, register: bool = True,
-               probe: bool = True) -> InequalityClaim:
+               probe: bool = True, arb: tuple | None = None,
+               certify: bool | Mapping = True) -> InequalityClaim:
     """``lhs(θ) ≤ rhs(θ)`` for every θ of ``domain``, decided by worst-case search.
 
     ``lhs`` and ``rhs`` take the domain's coordinates as keyword arguments
@@ -534,12 +622,35 @@ def inequality(id: str, lhs: Callable | None = None, rhs: Callable | None = None
     violation at 50 digits: a confirmed counterexample has guarantee
     ``"exact"``.  A confirmed counterexample is shrunk toward the domain's
     default point (:mod:`proofs_check.engine.shrink`).
+
+    **Proved, not just searched.**  ``lhs``/``rhs`` may be SymPy expressions in the
+    coordinate names (``x = sympy.Symbol("x")``; ``lhs=x - x**2/2, rhs=sympy.log(1 + x)``):
+    the float64 and mpmath evaluators are derived from them, and on a :class:`Box` a
+    "holds" search is followed by a branch-and-bound in ball arithmetic
+    (:mod:`proofs_check.engine.certify`) that upgrades it to guarantee ``"proved"``
+    (``lhs ≤ rhs + atol + rtol·|rhs|`` everywhere on the box), refutes it with a
+    certified counterexample, or reports the uncertified region.  With callables,
+    ``arb=(lhs_expr, rhs_expr)`` gives the same sides as SymPy expressions for the
+    certifier.  ``certify=False`` skips it; a dict sets its budget
+    (``{"max_boxes": 40000, "max_seconds": 10}``).
     """
     cid = _check_id(id)
-    _check_callable(cid, "lhs", lhs, "lhs(**coordinates) -> float")
-    _check_callable(cid, "rhs", rhs, "rhs(**coordinates) -> float")
     if not isinstance(domain, Domain):
         raise TypeError(f"claim {cid!r}: domain must be a Box, a Simplex or a Domain, got {shown(domain)}")
+    exprs = (lhs, rhs) if (_is_sympy(lhs) or _is_sympy(rhs)) else arb
+    if _is_sympy(lhs) or _is_sympy(rhs):
+        if arb is not None:
+            raise ValueError(f"claim {cid!r}: arb= is for callable sides; SymPy sides are certified as they are")
+        text = (str(lhs), str(rhs))
+        lhs, rhs, lhs_mp, rhs_mp = _sympy_sides(cid, domain, lhs, rhs, lhs_mp, rhs_mp)
+        lhs.__name__, rhs.__name__ = text
+        lhs.__module__ = rhs.__module__ = _caller_module(2)      # "declared in" names the user's module
+    certifier = _certifier(cid, domain, exprs, atol, rtol, certify, explicit=arb is not None or certify is not True)
+    if certifier is None and exprs is not None and certify is not False:
+        notes = (notes + " " if notes else "") + ("not certified in ball arithmetic: only a closed bounded "
+                                                   "Box of scalar coordinates can be proved")
+    _check_callable(cid, "lhs", lhs, "lhs(**coordinates) -> float")
+    _check_callable(cid, "rhs", rhs, "rhs(**coordinates) -> float")
     if (lhs_mp is None) != (rhs_mp is None):
         raise ValueError(f"claim {cid!r}: give both lhs_mp and rhs_mp (the mpmath evaluator), or neither")
     if lhs_mp is not None:
@@ -557,7 +668,7 @@ def inequality(id: str, lhs: Callable | None = None, rhs: Callable | None = None
         default_point=tuple(float(v) for v in domain.default),
         coordinates=domain.names,
         simplify=functools.partial(_domain_simplify, domain),
-        atol=atol, rtol=rtol, step=step)
+        atol=atol, rtol=rtol, step=step, certifier=certifier)
 
     def probe_fn():
         rng = _probe_rng()
@@ -585,31 +696,64 @@ def inequality(id: str, lhs: Callable | None = None, rhs: Callable | None = None
 
 
 def identity(id: str, lhs: Callable, rhs: Callable, *, domain: Domain, tol: float = 1e-12,
-             tol_mode: str = "mixed", statement: str | None = None, source: Any = None, label: str = "OPEN",
+             tol_mode: str = "terms", lhs_mp: Callable | None = None, rhs_mp: Callable | None = None,
+             statement: str | None = None, source: Any = None, label: str = "OPEN",
              role: str = "statement", expected: str | None = None, params: Mapping | None = None,
              budget: int | None = None, quick_budget: int | None = None, chunk_size: int | None = None,
              notes: str = "", version: int = 1, register: bool = True, probe: bool = True) -> IdentityClaim:
-    """``lhs(θ) = rhs(θ)`` on ``domain`` up to ``tol`` (``tol_mode`` as in
-    :class:`~proofs_check.engine.IdentityClaim`: ``"mixed"`` divides the
-    error by ``max(1, |lhs|, |rhs|)``); checked on random points of the domain."""
+    """``lhs(θ) = rhs(θ)`` on ``domain`` up to ``tol``; checked on random points of the domain.
+
+    ``lhs``/``rhs`` take the coordinates as keyword arguments and return a
+    number, or a tuple/list of *terms* whose sum is the side (``cosh²x − sinh²x``
+    as ``(cosh(x)**2, -sinh(x)**2)``).  ``tol_mode="terms"`` (default) divides
+    the error by the magnitude of the terms, ``max(|lhs|, |rhs|, max|term|)``;
+    ``"relative"``, ``"mixed"`` (``max(1, |lhs|, |rhs|)``) and ``"absolute"``
+    are as in :class:`~proofs_check.engine.IdentityClaim`.
+
+    ``lhs_mp``/``rhs_mp`` (same arguments, as mpmath numbers; terms allowed)
+    re-evaluate, at 50 digits, the cases of a chunk where float64 disagrees
+    beyond ``tol``: the claim is refuted (``exact``) only when the
+    disagreement is confirmed there, holds when it is a rounding artefact,
+    and is inconclusive ("float64 only") without them.  Sides given as SymPy
+    expressions in the coordinate names get both evaluators automatically
+    (:mod:`proofs_check.engine.expr`)."""
     cid = _check_id(id)
-    _check_callable(cid, "lhs", lhs, "lhs(**coordinates) -> float")
-    _check_callable(cid, "rhs", rhs, "rhs(**coordinates) -> float")
     if not isinstance(domain, Domain):
         raise TypeError(f"claim {cid!r}: domain must be a Box, a Simplex or a Domain, got {shown(domain)}")
+    names = [str(f) if _is_sympy(f) else _fname(f) for f in (lhs, rhs)]
+    certifier = None
+    if _is_sympy(lhs) and _is_sympy(rhs) and isinstance(domain, Box):     # ball arithmetic (engine.certify)
+        from .engine.certify import Certifier
+
+        certifier = Certifier("==", lhs, rhs, domain.names, [float(v) for v in domain.lo],
+                              [float(v) for v in domain.hi], tol=tol, tol_mode=tol_mode)
+    if _is_sympy(lhs) or _is_sympy(rhs):
+        lhs, rhs, lhs_mp, rhs_mp = _sympy_sides(cid, domain, lhs, rhs, lhs_mp, rhs_mp)
+    _check_callable(cid, "lhs", lhs, "lhs(**coordinates) -> float or a tuple of terms")
+    _check_callable(cid, "rhs", rhs, "rhs(**coordinates) -> float or a tuple of terms")
+    if (lhs_mp is None) != (rhs_mp is None):
+        raise ValueError(f"claim {cid!r}: give both lhs_mp and rhs_mp (the mpmath evaluator), or neither")
+    if lhs_mp is not None:
+        _check_callable(cid, "lhs_mp", lhs_mp, "lhs_mp(**coordinates as mpmath numbers)")
+        _check_callable(cid, "rhs_mp", rhs_mp, "rhs_mp(**coordinates as mpmath numbers)")
     if tol_mode == "scale":
         raise ValueError(f"claim {cid!r}: tol_mode 'scale' needs an IdentityClaim with its own fn; use "
-                         f"'absolute', 'relative' or 'mixed'")
-    kw = _common(cid, statement or f"{_fname(lhs)} = {_fname(rhs)} on {domain!r}", source, lhs, label=label,
+                         f"'terms', 'absolute', 'relative' or 'mixed'")
+    kw = _common(cid, statement or f"{names[0]} = {names[1]} on {domain!r}", source, lhs, label=label,
                  role=role, expected=expected, params=params, notes=notes, version=version)
     claim = IdentityClaim(**_budgets(kw, budget, quick_budget, chunk_size),
-                          fn=functools.partial(_identity_cases, domain, lhs, rhs, cid), tol=tol, tol_mode=tol_mode)
+                          fn=functools.partial(_identity_cases, domain, lhs, rhs, cid, terms=tol_mode == "terms"),
+                          fn_mp=None if lhs_mp is None else functools.partial(_identity_cases_mp, domain,
+                                                                               lhs_mp, rhs_mp),
+                          tol=tol, tol_mode=tol_mode, certifier=certifier)
 
     def probe_fn():
         rng = _probe_rng()
         for theta in [domain.project(domain.default)] + [domain.sample(rng) for _ in range(PROBE_POINTS)]:
             at = f"θ = {shown(domain.describe(theta), 120)}"
-            for side, v in zip(("lhs", "rhs"), _evaluate_named(domain, lhs, rhs, cid, theta)):
+            kw_ = domain.unpack(theta)
+            for side, f in (("lhs", lhs), ("rhs", rhs)):
+                v = _identity_side(f(**kw_), cid, side, at)[0]
                 if not math.isfinite(v):
                     raise _fail(cid, f"{side} returned {v!r} at {at}; return finite numbers on the whole domain")
     return _finish(claim, register, probe, probe_fn)
@@ -617,6 +761,7 @@ def identity(id: str, lhs: Callable, rhs: Callable, *, domain: Domain, tol: floa
 
 def comparison(id: str, differences: Callable | None = None, *, threshold: float = 0.0,
                alternative: str = "less", bounds: tuple[float, float] | None = None,
+               variance_bound: float | None = None,
                statement: str | None = None, source: Any = None, label: str = "OPEN", role: str = "statement",
                expected: str | None = None, params: Mapping | None = None, budget: int | None = None,
                quick_budget: int | None = None, chunk_size: int | None = None, notes: str = "",
@@ -624,7 +769,12 @@ def comparison(id: str, differences: Callable | None = None, *, threshold: float
     """``E[d] < threshold`` (``alternative="less"``) or ``> threshold``, where
     ``differences(rng, n)`` returns ``n`` paired differences ``d = A − B``
     drawn with common random numbers.  Declare ``bounds=(lo, hi)`` when every
-    difference lies in them: the verdict is then anytime-valid."""
+    difference lies in them (betting confidence sequence), or
+    ``variance_bound=σ²`` when ``Var d ≤ σ²`` is known but the values are
+    unbounded (Catoni-style confidence sequence, Wang & Ramdas 2023): the
+    verdict is then anytime-valid.  With neither it is asymptotic (Hall's
+    interval), always warned and not counted as settled by ``--fail-on``
+    (``docs/theory/engine.md`` §2.3–2.4)."""
     cid = _check_id(id)
 
     def build(fn):
@@ -634,7 +784,7 @@ def comparison(id: str, differences: Callable | None = None, *, threshold: float
                      expected=expected, params=params, notes=notes, version=version)
         claim = ComparisonClaim(**_budgets(kw, budget, quick_budget, chunk_size),
                                 fn=functools.partial(_differences, fn, cid), threshold=threshold,
-                                alternative=alternative, bounds=bounds)
+                                alternative=alternative, bounds=bounds, variance_bound=variance_bound)
 
         def probe_fn():
             d = _differences(fn, cid, _probe_rng(), 4)
@@ -645,7 +795,8 @@ def comparison(id: str, differences: Callable | None = None, *, threshold: float
 
 
 def scaling(id: str, measure: Callable | None = None, *, x: Sequence[float], exponent: tuple[float, float],
-            deterministic: bool = False, statement: str | None = None, source: Any = None, label: str = "OPEN",
+            deterministic: bool = False, estimand: str = "mean", statement: str | None = None,
+            source: Any = None, label: str = "OPEN",
             role: str = "statement", expected: str | None = None, params: Mapping | None = None,
             budget: int | None = None, quick_budget: int | None = None, notes: str = "", version: int = 1,
             register: bool = True, probe: bool = True):
@@ -653,8 +804,14 @@ def scaling(id: str, measure: Callable | None = None, *, x: Sequence[float], exp
 
     ``measure(rng, x) -> y`` returns one replicate of your quantity at one
     grid value (a positive number); the engine runs ``budget`` replicates of
-    the whole grid and fits the exponent with a Student-t interval
-    (``deterministic=True``: one replicate, exact fit)."""
+    the whole grid and fits the exponent of the declared ``estimand`` with a
+    Student-t interval over replicates (``docs/theory/engine.md`` §2.5):
+    ``"mean"`` (default) — the slope of ``log E y``, delta method; ``"log-mean"``
+    — the slope of ``E log y``, the mean per-replicate slope (the reading for
+    a median or a typical value).  Replicates with no spread are inconclusive.
+    ``deterministic=True`` (the quantity ignores ``rng``): exact fit of one
+    curve, checked by two independent streams agreeing bitwise (else
+    ``ValueError``)."""
     cid = _check_id(id)
     try:
         lo, hi = (float(v) for v in exponent)
@@ -671,13 +828,15 @@ def scaling(id: str, measure: Callable | None = None, *, x: Sequence[float], exp
                      role=role, expected=expected, params=params, notes=notes, version=version)
         claim = ScalingClaim(**_budgets(kw, budget, quick_budget, None),
                              fn=functools.partial(_replicates, fn, grid, cid), x=grid, exponent_lo=lo,
-                             exponent_hi=hi, deterministic=deterministic)
+                             exponent_hi=hi, deterministic=deterministic, estimand=estimand)
 
         def probe_fn():
             y = _measured(fn(_probe_rng(), grid[0]), cid, grid[0])
-            if not (math.isfinite(y) and y > 0):
+            zero_ok = estimand == "mean" and not deterministic     # log E y needs only E y > 0
+            if not (math.isfinite(y) and (y >= 0 if zero_ok else y > 0)):
                 raise _fail(cid, f"measure(rng, {grid[0]:g}) returned {y!r}; the quantity must be finite "
-                                 f"and > 0 to fit a power law")
+                                 f"and > 0 to fit a power law"
+                                 + (" (0 is allowed with estimand='mean', the default)" if zero_ok else ""))
         return _finish(claim, register, probe, probe_fn)
     return _decorator_or(measure, build)
 

@@ -60,6 +60,12 @@ observed order ``log2(|p₁−p₂|/|p₂−p₃|)`` and the error bar ``err = |
 on the finest value (larger than the Richardson estimate ``err/(2^order−1)``
 whenever the observed order is ≥ 1).  The action grid is a restriction, so
 ``p*`` over continuous ``x`` is ≥ the DP value up to the grid error.
+
+**Not exact: a bracket** (issue 21 §11, theory ``#worst-case-bracket``).  The DP value is an
+estimate (interpolation, finite actions).  :func:`worst_case_lower` replays the DP's policy as
+a predictable adversary — an exact lower bound on ``p*`` through its Clopper–Pearson interval;
+:func:`worst_case_upper` adds the observed grid and action-grid refinement moves to the DP
+value — an upper *estimate*.  ``M*_worst`` is reported as the range between them.
 """
 from __future__ import annotations
 
@@ -85,6 +91,7 @@ __all__ = [
     "WorstCase",
     "brute_force_markov_value",
     "worst_case_grids",
+    "worst_case_upper",
     "worst_case_min_dim",
     "worst_case_refined",
     "worst_case_value",
@@ -226,7 +233,7 @@ class WorstCase:
                 "levels": list(self.levels), "grid": dict(self.grid)}
 
 
-def _validate(M, eps, T, columns, cx, x0):
+def check_problem(M, eps, T, columns, cx, x0):
     M = check_int("M", M, lo=3, hi=M_MAX)
     eps = check_real("eps", eps, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     T = check_int("T", T, lo=1, hi=T_MAX)
@@ -254,7 +261,7 @@ def worst_case_value(M, eps, T, *, columns="sphere", cx=1.0, x0=1.0, n_u=N_U, n_
     ``backend="numpy"`` runs the slow reference (small grids only).  Cost
     ``O(T · n_v · n_x · n_u · cells)``, linear in ``T``.
     """
-    M, eps, T, columns, cx, x0 = _validate(M, eps, T, columns, cx, x0)
+    M, eps, T, columns, cx, x0 = check_problem(M, eps, T, columns, cx, x0)
     n_u = check_int("n_u", n_u, lo=3, hi=20001)
     if n_u % 2 == 0:
         raise ValueError(f"n_u must be odd (so that u = 1 is a grid node), got {n_u}")
@@ -308,7 +315,7 @@ def worst_case_refined(M, eps, T, *, columns="sphere", cx=1.0, x0=1.0, n_u=N_U, 
     ``n_v → 2n_v − 1`` per level, the action grid fixed), the finest value, the observed
     order ``log2(|p₁−p₂|/|p₂−p₃|)`` and ``err = |p_{L−1} − p_L|`` (see module docstring).
     ``policy`` stores the finest grid's policy."""
-    M, eps, T, columns, cx, x0 = _validate(M, eps, T, columns, cx, x0)
+    M, eps, T, columns, cx, x0 = check_problem(M, eps, T, columns, cx, x0)
     levels = check_int("levels", levels, lo=2, hi=4)
     n_u = check_int("n_u", n_u, lo=3, hi=20001)
     v0 = x0 * x0 / cx
@@ -382,8 +389,45 @@ def worst_case_min_dim(eps, delta, T, *, columns="sphere", cx=1.0, x0=1.0, n_u=N
 
 
 # --------------------------------------------------------------------------
-# brute force over all deterministic Markov policies (validation, tiny grids)
+# the worst case as a bracket (issue 21 §11; theory #worst-case, "bracket")
 # --------------------------------------------------------------------------
+
+#: grids of the bracket: the grid pair (n_u, n_v) → (2n_u − 1, 2n_v − 1) of the upper estimate,
+#: the action grids refined in turn, and the grid whose policy is replayed
+BRACKET_GRID = {"n_u": 25, "n_v": 3}
+BRACKET_ACTIONS = (16, 32, 64)
+BRACKET_ACTION_TOL = 2e-4
+
+
+def worst_case_upper(M, eps, T, *, columns="sphere", n_u=BRACKET_GRID["n_u"],
+                     n_v=BRACKET_GRID["n_v"], actions=BRACKET_ACTIONS, tol=BRACKET_ACTION_TOL):
+    r"""Upper **estimate** of ``p*``: ``U = max_j p(n_x^{(j)}) + err_grid + err_actions``.
+
+    ``err_grid = |p(n_u, n_v) − p(2n_u − 1, 2n_v − 1)|`` (the grid-refinement bar of
+    :func:`worst_case_refined`, action grid ``actions[0]``); the action grid is refined
+    through ``actions`` (each contains the previous one) on the finer grid until the value
+    moves by at most ``tol``, and ``err_actions`` is the last move.  Not a proved bound: the
+    DP interpolates between nodes and restricts actions to a grid; ``U`` adds the observed
+    effect of refining both (theory ``#worst-case``, "bracket"; the max-of-neighbours
+    interpolation that would be an upper bound for a quasi-convex value ratchets to 1, see
+    there).  Returns ``(U, info)``."""
+    M, eps, T, columns, _, _ = check_problem(M, eps, T, columns, 1.0, 1.0)
+    if not actions or any(not isinstance(a, int) or a < 1 for a in actions):
+        raise ValueError(f"actions must be a nonempty tuple of positive ints, got {shown(actions)}")
+    tol = check_real("tol", tol, lo=0.0)
+    r = worst_case_refined(M, eps, T, columns=columns, n_u=n_u, n_v=n_v, n_x=actions[0], levels=2)
+    fine = {"n_u": 2 * n_u - 1, "n_v": 2 * n_v - 1}
+    p_act = {actions[0]: r.p}
+    for prev, nx in zip(actions, actions[1:]):
+        p_act[nx] = worst_case_value(M, eps, T, columns=columns, n_x=nx, **fine).p
+        if abs(p_act[nx] - p_act[prev]) <= tol:
+            break
+    done = list(p_act)
+    e_act = abs(p_act[done[-1]] - p_act[done[-2]]) if len(done) > 1 else math.nan
+    U = min(1.0, max(p_act.values()) + r.err + (0.0 if math.isnan(e_act) else e_act))
+    return U, {"p_grid": list(r.levels), "err_grid": r.err, "p_actions": {str(k): v for k, v in p_act.items()},
+               "err_actions": e_act, "grid": fine}
+
 
 def brute_force_markov_value(M, eps, T, *, columns="sphere", cx=1.0, x0=1.0, n_u=5, n_v=2, n_x=2):
     r"""``max`` over **every** deterministic Markov policy of the discretised chain's failure
@@ -395,7 +439,7 @@ def brute_force_markov_value(M, eps, T, *, columns="sphere", cx=1.0, x0=1.0, n_u
     ``log(V + x²)`` with linear weights.  Feasible only for tiny grids:
     ``(n_x + 1)^(1 + (T−1) n_u n_v)`` policies (at most 2·10⁶).
     """
-    M, eps, T, columns, cx, x0 = _validate(M, eps, T, columns, cx, x0)
+    M, eps, T, columns, cx, x0 = check_problem(M, eps, T, columns, cx, x0)
     n_u = check_int("n_u", n_u, lo=3, hi=15)
     n_v = check_int("n_v", n_v, lo=1, hi=4)
     n_x = check_int("n_x", n_x, lo=1, hi=4)

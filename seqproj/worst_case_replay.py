@@ -24,9 +24,10 @@ from proofs_check.engine import as_generator, check_int
 from .bookkeeping import band_deviation
 from .kernels import full_column_step
 from .rng import draw_keys
+from .worst_case import WorstCase
 from .worst_case_kernel import _cell
 
-__all__ = ["replay_kernel", "replay_numpy", "replay_policy"]
+__all__ = ["replay_kernel", "replay_numpy", "replay_policy", "replay_policy_reduced"]
 
 
 @njit(cache=True, nogil=True)
@@ -102,7 +103,6 @@ def replay_kernel_nearest(grid, y):
 def replay_policy(wc, n, rng):
     """Play the policy of a :class:`~seqproj.worst_case.WorstCase` (computed with
     ``policy=True``) in ``n`` full-protocol trials.  Returns ``(failures, n, exit_times)``."""
-    from .worst_case import WorstCase
     if not isinstance(wc, WorstCase):
         raise TypeError(f"wc must be a WorstCase (from seqproj.worst_case), got {type(wc).__name__}")
     if wc.policy is None:
@@ -115,3 +115,50 @@ def replay_policy(wc, n, rng):
                   np.asarray(wc.ugrid, float), np.asarray(wc.lrho, float),
                   np.asarray(wc.xgrid, float), wc.policy, exit_t)
     return int((exit_t <= wc.T).sum()), n, exit_t
+
+
+def replay_policy_reduced(wc, n, rng):
+    r"""Play the policy of ``wc`` in ``n`` trials of the **reduced** chain (theory ``#reduced``):
+    ``u_t = (u + 2√(a u) R ζ + a R²)/(1 + a)``, ``a = x_t²/V_{t−1}``, ``(1+ζ)/2 ~ Beta((M−1)/2,
+    (M−1)/2)``, ``R = 1`` (sphere) or ``R² ~ χ²_M/M`` (Gaussian), ``V_t = V_{t−1} + x_t²``.
+
+    The policy reads only ``(u, V)``, so by rotation invariance this chain has exactly the law
+    of the full protocol under the same adversary (:func:`replay_policy`); it costs O(1) per
+    step instead of O(M).  The node lookup is :func:`replay_policy`'s.  Returns
+    ``(failures, n, exit_times)``; the failure count is exact Binomial(n, q) with ``q`` the
+    policy's failure probability, a lower bound on ``p*``."""
+    if not isinstance(wc, WorstCase):
+        raise TypeError(f"wc must be a WorstCase (from seqproj.worst_case), got {type(wc).__name__}")
+    if wc.policy is None:
+        raise ValueError("wc.policy is None: compute the WorstCase with policy=True")
+    n = check_int("n", n, lo=1, hi=10 ** 8)
+    g = as_generator(rng)
+    M, T, eps, cx, x0 = wc.M, wc.T, float(wc.eps), float(wc.cx), float(wc.x0)
+    ug, lr, xg = (np.asarray(wc.ugrid, float), np.asarray(wc.lrho, float), np.asarray(wc.xgrid, float))
+    m = (M - 1) / 2.0
+    u = np.ones(n)
+    V = np.full(n, x0 * x0)
+    et = np.full(n, T + 1, dtype=np.int64)
+    alive = np.arange(n)
+    v0 = x0 * x0 / cx
+
+    def nearest(grid, y):
+        j = np.clip(np.searchsorted(grid, y) - 1, 0, len(grid) - 2)
+        return np.where(y - grid[j] <= grid[j + 1] - y, j, j + 1)
+
+    for t in range(1, T + 1):
+        if alive.size == 0:
+            break
+        ua, Va = u[alive], V[alive]
+        i = nearest(ug, ua)
+        k = nearest(lr, np.log((Va / cx) / (v0 + (t - 1.0)))) if len(lr) > 1 else np.zeros(alive.size, int)
+        x2 = cx * xg[wc.policy[t - 1, i, k]] ** 2
+        a = x2 / Va
+        zeta = 2.0 * g.beta(m, m, size=alive.size) - 1.0
+        R2 = np.ones(alive.size) if wc.columns == "sphere" else g.chisquare(M, size=alive.size) / M
+        un = (ua + 2.0 * np.sqrt(a * ua * R2) * zeta + a * R2) / (1.0 + a)
+        u[alive], V[alive] = un, Va + x2
+        out = np.abs(un - 1.0) > eps
+        et[alive[out]] = t
+        alive = alive[~out]
+    return int((et <= T).sum()), n, et

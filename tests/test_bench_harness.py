@@ -115,3 +115,31 @@ def test_median_interval_is_the_sign_test_interval(n):
 def test_median_interval_refuses_no_values():
     with pytest.raises(ValueError, match="at least one"):
         median_interval([])
+
+
+def test_run_all_reports_a_raising_comparison_as_failed_and_exits_1(monkeypatch, capsys):
+    """A comparison that raises prints FAILED, the others still run, the summary counts it and the
+    exit status is 1 (what the CI smoke run of `python -m bench --quick` relies on); 0 without it."""
+    import sys
+    import types
+
+    import bench.run_all as ra
+
+    def boom():
+        raise ValueError("planted")
+
+    fake = types.ModuleType("bench._fake_failing")
+    fake.comparisons = lambda quick: [Comparison("raises", boom, lambda: None, 1.0),
+                                      Comparison("fine", lambda: None, lambda: None, 1e-9)]
+    monkeypatch.setitem(sys.modules, "bench._fake_failing", fake)
+    monkeypatch.setattr(ra, "bench_modules", lambda: ["_fake_failing"])
+    monkeypatch.setattr(ra, "roofline", lambda quick=False: {})
+    monkeypatch.setattr(ra, "_format_roof", lambda: "roofline (not measured in this test)")
+    assert ra.main(["--rounds", "1"]) == 1
+    out = capsys.readouterr().out
+    assert "[_fake_failing] raises: FAILED" in out and "ValueError: planted" in out
+    assert "[_fake_failing] fine: ratio" in out
+    assert "1 FAILED;" in out.splitlines()[-1]
+    assert ra.main(["--rounds", "1", "fine"]) == 0
+    out = capsys.readouterr().out
+    assert "FAILED" not in out

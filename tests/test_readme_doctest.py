@@ -19,7 +19,8 @@ def test_check_your_own_bound_runs_as_printed():
     blocks = [b for b in re.findall(r"```python\n(.*?)```", section, flags=re.S) if ">>>" in b]
     assert blocks, "the section has no doctest block"
     code = "\n".join(blocks)
-    assert len([line for line in code.splitlines() if line.startswith((">>>", "..."))]) <= 25
+    # 30: the search example, plus proved / refuted / undecided in ball arithmetic (issue 22)
+    assert len([line for line in code.splitlines() if line.startswith((">>>", "..."))]) <= 30
     test = doctest.DocTestParser().get_doctest(code, {}, "README.md#check-your-own-bound", str(README), 0)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     with registry.isolated():

@@ -94,6 +94,26 @@ def fail_on_opt(q):
                         "conditions (for CI): " + "; ".join(f"{k} = {v}" for k, v in FAIL_ON.items()))
 
 
+def fdr_opt(q):
+    q.add_argument("--fdr", action="store_true",
+                   help="multiplicity across the run: mark which refutations survive FDR ≤ α (e-BH over the "
+                        "run's e-values, Wang & Ramdas 2022) and the family-wise (Bonferroni) reading, and "
+                        "print the statement")
+
+
+def _print_fdr(results, alpha, stream) -> dict:
+    """The multiplicity statement of ``results`` at ``alpha`` (``--fdr``); returns, per
+    refuted claim, its mark."""
+    from proofs_check.engine.multiplicity import fdr_statement, run_multiplicity
+
+    m = run_multiplicity(results, alpha)
+    for line in fdr_statement(m):
+        print(line, file=stream)
+    marks = {c: ("survives FDR (e-BH)" if c in m.refuted_fdr else "not FDR-surviving (e-BH)") for c in m.refuted}
+    marks.update({c: "no e-value: outside the FDR family" for c in m.refuted_outside})
+    return marks
+
+
 def build_parser() -> argparse.ArgumentParser:
     from proofs_check.engine.executors import EXECUTORS
     from proofs_check.engine.executors import MAX_WORKERS
@@ -142,6 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--json", action="store_true", help="one JSON object per line per claim (= --format json)")
     fmt_opt(q)
     fail_on_opt(q)
+    fdr_opt(q)
 
     q = sub.add_parser("figs", help="build the paper figures (PDF, PNG and data)")
     q.add_argument("pattern", nargs="*", metavar="[FILE.py ...] [PATTERN]",
@@ -170,6 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "support them); before it, claims files of your own (then only their claims)")
     _user_opt(q)
     fail_on_opt(q)
+    fdr_opt(q)
 
     q = sub.add_parser("reproduce", help="re-evaluate an inequality claim at a point (a counterexample's "
                                          "reproduce line)")
@@ -407,9 +429,15 @@ def _cmd_verify(args) -> int:
         else:
             verdict = r.verdict if r.expected is None else (
                 f"{r.verdict} (as expected)" if r.as_expected else f"{r.verdict} (expected {r.expected})")
-            evidence = r.summary() + "".join(f"\n⚠ {w}" for w in r.warnings)
+            evidence = r.summary() + ("; " + r.certificate_sentence() if r.guarantee == "proved" else "") \
+                + "".join(f"\n⚠ {w}" for w in r.warnings)
             rows.append((r.claim, r.kind, verdict, r.guarantee, evidence, r.seed, f"{r.elapsed_s:.2f}"))
     elapsed = time.perf_counter() - t0
+    if getattr(args, "fdr", False):
+        # the statement goes where the summary goes; in a table each refutation is marked
+        marks = _print_fdr(results, args.alpha, sys.stderr if fmt in ("json", "plain") else sys.stdout)
+        rows = [(row[0], row[1], f"{row[2]} [{marks[r.claim]}]" if r.verdict == "refuted" and r.claim in marks
+                 else row[2], *row[3:]) for row, r in zip(rows, results)]
     if fmt != "json":
         from proofs_check.engine.results import GUARANTEES
 
@@ -504,6 +532,15 @@ def _cmd_report(args) -> int:
     results = read_results(source)
     html = path.with_suffix(".html")
     print(f"report written to {path}" + (f" and {html}" if html.exists() else ""))
+    if getattr(args, "fdr", False):      # the report states it in any case; --fdr prints it here too
+        alpha = args.alpha                 # a re-render: the α of the run it reads
+        meta_path = os.path.join(os.path.dirname(os.fspath(source)), "report.json")
+        if not rerun and os.path.exists(meta_path):
+            with open(meta_path, encoding="utf-8") as fh:
+                alpha = float(json.load(fh).get("alpha", alpha))
+        elif not rerun and results:
+            alpha = results[0].alpha
+        _print_fdr(results, alpha, sys.stdout)
     print(summary_line(results, time.perf_counter() - t0 if rerun else None))
     return _exit_status(results, args.fail_on)
 

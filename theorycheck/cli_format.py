@@ -25,9 +25,10 @@ FORMATS = ("table", "plain", "markdown", "json")
 
 #: ``--fail-on`` conditions and what each one means.
 FAIL_ON = {
-    "refuted": "a claim is refuted that was not expected to be",
-    "inconclusive": "a claim is inconclusive",
-    "unexpected": "a claim is decided (holds or refuted) against its declared expected verdict",
+    "refuted": "a claim is refuted that was not expected to be (asymptotic verdicts excepted: not settled)",
+    "inconclusive": "a claim is inconclusive, or decided only asymptotically (not settled)",
+    "unexpected": "a claim is decided (holds or refuted, not asymptotically) against its declared expected "
+                  "verdict",
 }
 
 #: Exit status when a ``--fail-on`` condition is met (2 is bad input, 130 Ctrl-C).
@@ -69,7 +70,8 @@ def print_rows(fmt: str, title: str, columns: list[str], rows: list[tuple], *, n
 
 
 def summary_line(results, elapsed_s: float | None = None) -> str:
-    """``N claims: a holds, b refuted (c as expected), d inconclusive`` (+ time)."""
+    """``N claims: a holds, b refuted (c as expected), d inconclusive`` (+ how many
+    are against expectation, how many decisive verdicts are asymptotic only, time)."""
     results = list(results)
     counts: dict[str, int] = {}
     expected_hits: dict[str, int] = {}
@@ -89,6 +91,9 @@ def summary_line(results, elapsed_s: float | None = None) -> str:
     contradicted = sum(1 for r in results if _contradicts(r))
     if contradicted:
         parts.append(f"{contradicted} against expectation")
+    asymptotic = sum(1 for r in results if _asymptotic(r))
+    if asymptotic:
+        parts.append(f"{asymptotic} of the decisive verdicts asymptotic only (not settled)")
     noun = "claim" if len(results) == 1 else "claims"
     line = f"{len(results)} {noun}: " + (", ".join(parts) if parts else "nothing verified")
     if elapsed_s is not None:
@@ -110,11 +115,18 @@ def failing(results, conditions) -> list[tuple[str, str]]:
     """``(claim id, reason)`` for every result meeting one of the ``--fail-on`` conditions.
 
     ``refuted`` respects ``expected``: a control or finding declared
-    ``expected="refuted"`` that is refuted does not fail the run.
+    ``expected="refuted"`` that is refuted does not fail the run.  A decisive
+    verdict whose guarantee is ``"asymptotic"`` (a comparison without bounds or
+    a variance bound: Hall's interval, no finite-sample guarantee) is not
+    settled: it counts as ``inconclusive``, never as ``refuted`` or
+    ``unexpected`` (``docs/theory/engine.md`` §2.4).
     """
     out = []
     for r in results:
-        if "refuted" in conditions and r.verdict == "refuted" and r.expected != "refuted":
+        if _asymptotic(r):
+            if "inconclusive" in conditions:
+                out.append((r.claim, f"{r.verdict} only asymptotically (no finite-sample guarantee): not settled"))
+        elif "refuted" in conditions and r.verdict == "refuted" and r.expected != "refuted":
             out.append((r.claim, "refuted"))
         elif "inconclusive" in conditions and r.verdict == "inconclusive":
             out.append((r.claim, "inconclusive"))
@@ -123,9 +135,16 @@ def failing(results, conditions) -> list[tuple[str, str]]:
     return out
 
 
+def _asymptotic(r) -> bool:
+    """A decisive verdict resting on an asymptotic guarantee only: not settled."""
+    return r.verdict in ("holds", "refuted") and getattr(r, "guarantee", "") == "asymptotic"
+
+
 def _contradicts(r) -> bool:
-    """A decisive verdict other than the declared expected one (inconclusive is "not settled")."""
-    return r.expected is not None and r.verdict in ("holds", "refuted") and r.verdict != r.expected
+    """A decisive verdict other than the declared expected one (inconclusive and
+    asymptotic verdicts are "not settled")."""
+    return (r.expected is not None and r.verdict in ("holds", "refuted") and r.verdict != r.expected
+            and not _asymptotic(r))
 
 
 def suggest(pattern: str, ids) -> str:

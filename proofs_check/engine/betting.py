@@ -35,7 +35,7 @@ import math
 
 import numpy as np
 
-__all__ = ["BettingState", "predictable_bets", "confidence_sequence"]
+__all__ = ["BettingState", "predictable_bets", "confidence_sequence", "stopped_log_capital"]
 
 TRUNCATION = 0.5
 
@@ -168,3 +168,26 @@ def confidence_sequence(x, bounds: tuple[float, float], alpha: float,
         return outer
 
     return (lo + (hi - lo) * refine(a_in, a_out), lo + (hi - lo) * refine(b_in, b_out))
+
+
+def stopped_log_capital(x, m: float, bounds: tuple[float, float], alpha: float) -> tuple[float, float]:
+    """``(log K^-_τ(m), log K^+_τ(m))``: both capitals at the stopping time ``τ``,
+    the first value at which either reaches ``2/α`` (else the last value).
+
+    Each capital is a non-negative supermartingale with ``K_0 = 1`` under its
+    null (``E d ≥ m`` for ``K^-``, ``E d ≤ m`` for ``K^+``), so by optional
+    stopping ``E[K_τ] ≤ 1``: the stopped values are e-values (what
+    :mod:`.multiplicity` feeds to e-BH; Wang & Ramdas 2022).  The running
+    supremum that decides a verdict is not one."""
+    lo, hi = float(bounds[0]), float(bounds[1])
+    y = (np.asarray(x, float) - lo) / (hi - lo)
+    if y.size == 0:
+        return (0.0, 0.0)
+    mu = (float(m) - lo) / (hi - lo)
+    lam, _, _ = predictable_bets(y, alpha)
+    lkm, lkp = _log_capital_paths(y, lam, np.array([mu]))
+    lkm, lkp = lkm[:, 0], lkp[:, 0]
+    thr = math.log(2.0 / alpha)
+    hit = np.flatnonzero((lkm >= thr) | (lkp >= thr))
+    t = int(hit[0]) if hit.size else y.size - 1
+    return (float(lkm[t]), float(lkp[t]))

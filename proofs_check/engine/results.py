@@ -34,6 +34,9 @@ GUARANTEES = {
     "search": "search: no violation found in the evaluations made — not a proof",
     "deterministic": "deterministic: an exact computation on a finite grid; no sampling error, "
                      "the verdict says what the grid shows",
+    "proved": "proved: holds everywhere on the declared domain, certified in ball arithmetic "
+              "(branch-and-bound with outward rounding, or a symbolic identity); box count, smallest "
+              "box width and time in the certificate",
 }
 
 
@@ -77,6 +80,9 @@ class Result:
     warnings: tuple = ()
     role: str = "statement"
     expected: str | None = None
+    #: The ball-arithmetic certification (:mod:`.certify`), when the claim has one: status
+    #: (proved/refuted/undecided), boxes, smallest width, seconds, and the uncertified region.
+    certificate: Mapping[str, Any] | None = None
 
     @property
     def as_expected(self) -> bool | None:
@@ -121,6 +127,40 @@ class Result:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.claim}: {self.verdict}; {self.summary()}; seed={self.seed})"
+
+    def certificate_sentence(self) -> str:
+        """The certification in words (``""`` without one): see :mod:`.certify`."""
+        c = self.certificate
+        if not c:
+            return ""
+        base = (f"{c.get('boxes')} boxes, smallest width {fmt(c.get('min_width'), 3)}, "
+                f"{fmt(c.get('seconds'), 3)} s")
+        if c.get("status") == "proved":
+            how = c.get("method", "ball arithmetic")
+            if not c.get("boxes"):
+                return f"proved on the whole domain ({how}, {fmt(c.get('seconds'), 3)} s)"
+            return f"proved on the whole domain ({how}; {base})"
+        if c.get("status") == "refuted":
+            return (f"counterexample certified in ball arithmetic at {c.get('counterexample_exact')} "
+                    f"({base})")
+        where = "; ".join(", ".join(f"{k} ∈ [{fmt(a, 6)}, {fmt(b, 6)}]" for k, (a, b) in bx.items())
+                          for bx in (c.get("uncertified_boxes") or [])[:3])
+        return (f"certification undecided ({c.get('reason', '')}): {fmt(c.get('uncertified_fraction'), 3)} "
+                f"of the box volume uncertified after {base}" + (f"; e.g. {where}" if where else ""))
+
+    # -- the evidence for a run's multiplicity statement (..multiplicity) ------
+
+    def e_values(self) -> tuple[float | None, float | None, str]:
+        """``(log_e_refute, log_e_holds, how)``: the log e-values against and for the claim
+        at the stopping time (each a test supermartingale's value, so ``E e ≤ 1`` under its
+        null), and where they come from; ``(None, None, why)`` when the result carries none.
+        A kind whose verdict rests on an e-process overrides this."""
+        lr, lh = getattr(self, "log_e_refute", None), getattr(self, "log_e_holds", None)
+        if _real(lr) and _real(lh):
+            return float(lr), float(lh), "stored e-value"
+        if self.guarantee == "exact":
+            return None, None, "exact proof or confirmed counterexample: not a sampling statement"
+        return None, None, f"{self.guarantee} verdict that stores no e-value (log_e_refute/log_e_holds)"
 
     # -- the words: what a table and the report say about the result ----------
 
@@ -178,8 +218,11 @@ class Result:
             how = (f"continue the run (anytime-valid, so extending is allowed): `theorycheck verify "
                    f"{self.claim} --out DIR --resume --budget {need}`")
         else:
-            how = (f"a fresh run with a new seed: `theorycheck verify {self.claim} --seed NEW{options} --budget "
-                   f"{need}` (a fixed-sample interval must not be extended after its verdict was seen)")
+            how = (f"a fresh run with a new seed (same seed = same data): `theorycheck verify {self.claim} "
+                   f"--seed {self.seed + 1}{options} --budget {need}` (or any seed not used before; a "
+                   f"fixed-sample interval must not be extended after its verdict was seen, and its verdict "
+                   f"must be kept: stopping at the first decisive of k fresh runs is wrong with "
+                   f"probability up to about k·α)")
         if rule is None:
             rule = "interval half-width ∝ 1/√n" + ("; a lower estimate for an anytime-valid sequence"
                                                    if extendable else "")
@@ -194,6 +237,11 @@ _RESULT_CLASSES: dict[str, type] = {}
 def result_class(kind: str) -> type | None:
     """The result class of ``kind`` (``None`` if no such kind is defined)."""
     return _RESULT_CLASSES.get(kind)
+
+
+def _real(x) -> bool:
+    """A real number that is not NaN (±inf allowed: an e-value may be infinite)."""
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and not math.isnan(float(x))
 
 
 def summary_number(x: float) -> str:

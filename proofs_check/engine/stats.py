@@ -14,7 +14,8 @@
   (asymptotic), used for comparisons without declared bounds.
 * :func:`t_interval` — Student-t interval on a mean, used for scaling slopes.
 * :func:`binomial_dispersion_pvalue`, :func:`anova_dispersion_pvalue` — tests
-  that chunks agree more than independent trials allow (clustered trials).
+  that chunks agree more than independent trials allow (clustered trials);
+  the binomial one is exact (conditional on the total) from 2 chunks on.
 """
 from __future__ import annotations
 
@@ -237,19 +238,71 @@ def hall_interval(x, alpha: float) -> tuple[float, float]:
     return (m - s * ginv(q / math.sqrt(n)), m - s * ginv(-q / math.sqrt(n)))
 
 
+#: Chunks up to which :func:`binomial_dispersion_pvalue` uses the exact conditional
+#: (Monte Carlo) test; above, Pearson's χ² approximation (J − 1 degrees of freedom).
+DISPERSION_MC_MAX_CHUNKS = 100
+#: Null draws of the conditional Monte Carlo dispersion test: p-values are multiples
+#: of 1/(B + 1), so ``DISPERSION_LEVEL`` = 2/(B + 1) is reachable exactly (B·J
+#: hypergeometric draws: about 0.1 s at J = 100).
+DISPERSION_MC_DRAWS = 1_999
+
+
 def binomial_dispersion_pvalue(events, n_per: int) -> float | None:
-    """p-value of Pearson's dispersion test that per-chunk event counts are
-    Binomial(``n_per``, p) with one p (χ² with J−1 degrees of freedom, upper
-    tail).  Small values mean the chunks disagree more than independent trials
-    allow — trials are clustered.  ``None`` when it cannot be computed
-    (fewer than 5 chunks, or no/all events)."""
-    k = np.asarray(events, float)
+    """p-value of the test that per-chunk event counts ``k_1..k_J`` are
+    Binomial(``n_per``, p) with one p (independent trials), against extra
+    variation across chunks (clustered trials).  Small values mean the chunks
+    disagree more than independent trials allow.
+
+    The test is conditional on the total ``K = Σ k_j``, which removes the unknown
+    p: under independence the counts given ``K`` follow the multivariate
+    hypergeometric law (``K`` events spread over ``J·n_per`` exchangeable trials;
+    Fisher's argument for exact tests of a 2×J table, e.g. Agresti, *Categorical
+    Data Analysis*, 3rd ed., §3.5).  The statistic is Pearson's
+    ``X² = Σ (k_j − K/J)² / (n_per p̂ (1 − p̂))``, for a fixed ``K`` an increasing
+    function of ``T = Σ k_j²``; the p-value is ``P(T* ≥ T | K)``:
+
+    * ``J = 2``: exact, ``k_1 ~ Hypergeom(2·n_per, K, n_per)``,
+      ``p = P(|k_1* − K/2| ≥ |k_1 − K/2|)``;
+    * ``3 ≤ J ≤`` :data:`DISPERSION_MC_MAX_CHUNKS` when ``J < 5`` or fewer than 5
+      events (or non-events) per chunk are expected: a Monte Carlo test with
+      ``B =`` :data:`DISPERSION_MC_DRAWS` null draws, ``p = (1 + #{T* ≥ T})/(B + 1)``,
+      which satisfies ``P(p ≤ u) ≤ u`` for every ``u`` exactly (Barnard 1963;
+      Davison & Hinkley 1997, §4.2.5); the draws come from a generator seeded by
+      ``(K, J, n_per)`` only, so the p-value is reproducible and the draws do not
+      depend on how the events are spread;
+    * otherwise (``J ≥ 5`` chunks with ≥ 5 expected events and non-events each, or
+      more than :data:`DISPERSION_MC_MAX_CHUNKS` chunks): ``X² ~ χ²_{J−1}``
+      (Pearson's large-sample approximation, the test used before issue 21; it
+      resolves p-values below 1/(B + 1), where the Monte Carlo test loses power).
+
+    So a warning at level ``u`` (:data:`DISPERSION_LEVEL`) is false with probability
+    ≤ ``u`` under independence from ``J = 2`` chunks on (the χ² branch: ≈ ``u``;
+    measured in ``tests/engine/test_dispersion.py``).
+    ``None`` when it cannot be computed (fewer than 2 chunks, or no/all events).
+    """
+    k = np.asarray(events, dtype=np.int64)
     J = k.size
-    if J < 5:
+    if J < 2:
         return None
-    p = k.sum() / (J * n_per)
-    if p <= 0 or p >= 1:
+    n_per = int(n_per)
+    K = int(k.sum())
+    if K <= 0 or K >= J * n_per:
         return None
+    if J == 2:
+        d = abs(2 * int(k[0]) - K)                  # 2·|k_1 − K/2|, in integers: ties are exact
+        if d == 0:
+            return 1.0
+        lo, hi = (K - d) // 2, (K + d + 1) // 2     # largest x with 2x − K ≤ −d, smallest with 2x − K ≥ d
+        law = _st.hypergeom(2 * n_per, K, n_per)
+        return float(min(1.0, law.cdf(lo) + law.sf(hi - 1)))
+    if J <= DISPERSION_MC_MAX_CHUNKS and (J < 5 or min(K, J * n_per - K) < 5 * J):
+        t_obs = int((k * k).sum())
+        rng = np.random.default_rng(np.random.SeedSequence([K, J, n_per]))
+        draws = rng.multivariate_hypergeometric(np.full(J, n_per, dtype=np.int64), K,
+                                                size=DISPERSION_MC_DRAWS, method="marginals")
+        t_null = (draws.astype(np.int64) ** 2).sum(axis=1)
+        return float((1 + np.count_nonzero(t_null >= t_obs)) / (DISPERSION_MC_DRAWS + 1))
+    p = K / (J * n_per)
     chi2 = float(((k - n_per * p) ** 2).sum() / (n_per * p * (1 - p)))
     return float(_st.chi2.sf(chi2, J - 1))
 

@@ -9,7 +9,9 @@ The store of an output folder is one SQLite database, ``OUT/theorycheck.sqlite``
   is stored once, whatever number of processes compute it;
 * ``evals(run_id, seq, record)`` — every look at the chunks (method, α, chunks
   used, planned, verdict), so that a fixed-sample test is never re-run on more
-  data after its verdict was seen (optional stopping).
+  data after its verdict was seen (optional stopping) — neither by ``resume``
+  nor by a fresh run with the same seed, which draws the same data
+  (:meth:`ChunkStore.evaluated_runs`, checked in :mod:`.verify`).
 
 A killed run keeps every committed chunk; concurrent runs on one folder are
 safe (SQLite's locking; ``INSERT OR IGNORE`` on the unique key).  A new run
@@ -132,7 +134,11 @@ class ChunkStore:
         return export_path(folder, self.name.removeprefix("experiment:"))
 
     @classmethod
-    def open(cls, out, name: str, header: dict, *, resume: bool) -> "ChunkStore":
+    def open(cls, out, name: str, header: dict, *, resume: bool,
+             before_new_run=None) -> "ChunkStore":
+        """Open the run of ``name`` (the newest one with ``resume``, else a new one).
+        ``before_new_run(store)``, if given, is called before a new run is created
+        and may refuse it by raising (nothing is then written)."""
         store = cls(out, name, header)
         if store.out is None:
             return store
@@ -147,6 +153,8 @@ class ChunkStore:
                 store.header = {**store.header, "method": run["method"]}
                 store._load()
             else:
+                if before_new_run is not None:
+                    before_new_run(store)
                 store.run_id = store._new_run()
         except BaseException:
             store.close()
@@ -344,6 +352,32 @@ class ChunkStore:
         if self._db is not None:
             self._execute("INSERT INTO evals (run_id, record) VALUES (?, ?)",
                           (self.run_id, json.dumps(evaluation)))
+
+    def evaluated_runs(self) -> list[dict]:
+        """Every run of this name (oldest first) that holds at least one look:
+        ``{"run_id", "fingerprint", "seed", "chunk_size", "alpha", "evals": [...]}``.
+        A look whose record is damaged is kept as ``{}`` (it still counts as a look)."""
+        if self._db is None:
+            return []
+        runs: dict[int, dict] = {}
+        for run_id, fp, seed, size, alpha, text in self._query(
+                "SELECT r.run_id, r.fingerprint, r.seed, r.chunk_size, r.alpha, e.record FROM runs r "
+                "JOIN evals e ON e.run_id = r.run_id WHERE r.name = ? ORDER BY r.run_id, e.seq", (self.name,)):
+            run = runs.setdefault(int(run_id), {"run_id": int(run_id), "fingerprint": fp, "seed": int(seed),
+                                                "chunk_size": int(size), "alpha": alpha, "evals": []})
+            try:
+                rec = json.loads(text)
+            except json.JSONDecodeError:
+                rec = {}
+            run["evals"].append(rec if isinstance(rec, dict) else {})
+        return list(runs.values())
+
+    def unused_seed(self) -> int:
+        """The smallest non-negative seed no run of this name in the store used
+        (whatever its fingerprint): a seed whose data no earlier run has seen."""
+        used = set() if self._db is None else {
+            int(s) for (s,) in self._query("SELECT DISTINCT seed FROM runs WHERE name = ?", (self.name,))}
+        return next(s for s in range(len(used) + 1) if s not in used)
 
     def runs(self) -> int:
         """How many runs of this name the store holds."""

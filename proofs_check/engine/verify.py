@@ -48,8 +48,9 @@ def verify_claim(claim: Claim, *, budget: int | None = None, seed: int = 0, alph
     ----------
     budget : units of work (trials, cases, evaluations, replicates); default
         ``claim.quick_budget`` if ``quick`` else ``claim.default_budget``.
-        Rounded up to whole chunks.  A deterministic scaling claim runs one
-        replicate whatever the budget; a random one at least two.
+        Rounded up to whole chunks.  A deterministic scaling claim runs two
+        chunks whatever the budget (checked to agree bitwise); a random one at
+        least two replicates.
     seed : root seed of the run (chunk k uses ``SeedSequence(seed, spawn_key=(k,))``).
     alpha : error level of the verdict, in (0, 1).
     executor, workers, scheduler : where chunks run (:func:`.executors.make_executor`);
@@ -59,7 +60,11 @@ def verify_claim(claim: Claim, *, budget: int | None = None, seed: int = 0, alph
     resume : reuse the chunks already in ``out``'s file (validated against the
         claim's code fingerprint, seed and α).  A fixed-sample decision whose
         verdict was already seen is not re-run on a different budget
-        (optional stopping): that raises ``ValueError``.
+        (optional stopping): that raises ``ValueError``.  The same holds for a
+        fresh run (no ``resume``) with the same seed — same seed = same data —
+        whenever ``out``'s store holds an evaluated run of the claim's
+        fingerprint and seed (:func:`_refuse_same_seed`); without ``out``
+        there is no store and nothing is checked.
     method : for probability claims, ``"anytime"`` (stop as soon as an e-value
         crosses ``2/α``; error ≤ α at any stopping time; the interval is an
         anytime-valid confidence sequence) or ``"fixed"`` (run the whole
@@ -83,7 +88,9 @@ def verify_claim(claim: Claim, *, budget: int | None = None, seed: int = 0, alph
     if resume and out is None:
         raise ValueError("resume needs an output folder (--out DIR) holding the earlier result file")
     check_portable([claim], executor_kind(executor, scheduler))      # before anything is written
-    store = ChunkStore.open(out, claim.id, header, resume=resume)
+    store = ChunkStore.open(out, claim.id, header, resume=resume,
+                            before_new_run=lambda st: _refuse_same_seed(st, claim, decision, n_chunks,
+                                                                        seed, alpha))
     try:
         _check_extension(store, claim, decision, n_chunks)
         if resume and claim.experiment is None:
@@ -159,3 +166,41 @@ def _check_extension(store: ChunkStore, claim: Claim, decision: str, n_chunks: i
                 + (", or continue with the anytime method (valid at any stopping time)"
                    if decision == "fixed" else ""))
 
+
+
+def _refuse_same_seed(store: ChunkStore, claim: Claim, decision: str, n_chunks: int, seed: int,
+                      alpha: float) -> None:
+    """Refuse a fresh fixed-sample run whose data an earlier, evaluated run already saw.
+
+    Chunk ``k`` draws from ``SeedSequence(seed, spawn_key=(k,))``, so a fresh run
+    with the seed of an earlier run of the same claim (same fingerprint) re-draws
+    that run's chunks: running it again on a larger budget after its verdict was
+    seen is optional stopping, exactly as ``--resume`` would be.  For a
+    fixed-sample decision (the kind's ``fixed_sample_decisions``: an exact or
+    asymptotic interval at a fixed n) the error bound ``P(wrong) ≤ α`` holds for
+    one test decided before the data were seen; with looks at n₁ < n₂ < … on
+    nested data and a stop at the first decisive one, the error is
+    ``P(∪ᵢ {test i decisive}) > α`` in general (measured: 4.45 % at α = 0.01 for
+    budget doubling, issue 21 item 3; ``docs/theory/engine.md`` §3, the optional-stopping rule).  Allowed:
+    an exact repeat (same decision, number of chunks, chunk size and α) — it
+    re-computes the same verdict from the same data — and anytime-valid
+    decisions (Ville's inequality holds at every stopping time).  The message
+    names ``--seed`` and the smallest seed no run of the claim in the store used.
+    """
+    if extension_is_valid(claim, decision):
+        return
+    fp = claim.fingerprint()
+    for run in reversed(store.evaluated_runs()):
+        if run["fingerprint"] != fp or run["seed"] != seed:
+            continue
+        for e in reversed(run["evals"]):
+            if (e.get("method") == decision and e.get("planned_chunks") == n_chunks
+                    and run["chunk_size"] == int(claim.chunk_size) and run["alpha"] == alpha):
+                continue                    # an exact repeat: the same test on the same data
+            new = store.unused_seed()
+            raise ValueError(
+                f"{claim.id}: --out {store.out.name or store.out} already holds an evaluated run with --seed {seed} "
+                f"({e.get('method')}, {e.get('chunks')} chunks of {run['chunk_size']}: {e.get('verdict')}); "
+                f"same seed = same data, so this {decision} test on {n_chunks} chunks re-tests it (optional "
+                f"stopping). Use a new seed, e.g. --seed {new}, and keep its verdict: stopping at the first "
+                f"decisive of k fresh runs is still wrong with probability up to k·α")

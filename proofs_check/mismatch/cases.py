@@ -19,8 +19,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy.special import rel_entr
 
-from ..policies import (iid_tilt_pair, per_context_kl, divergence_summary, sequence_kl, sequence_kl_chain,
+from ..policies import (iid_tilt_pair, divergence_summary, sequence_kl, sequence_kl_chain,
                         sequence_log_probs)
 from .decomposition import (abs_ratio_identity, future_tv_identity, performance_difference, remainder_coefficients,
                             trm_decomposition, worst_case_reward)
@@ -172,6 +173,12 @@ def _log_rho_geo(rng, mu, pi):
 def k1_k3_unbiased_cases(rng, n):
     """``E_{v∼μ}[k1] = E_{v∼μ}[k3] = KL(c)`` at every context.
 
+    The reference ``KL(c) = Σ_v μ(v) log(μ(v)/π(v))`` is computed from the *probabilities* by
+    :func:`scipy.special.rel_entr` (the definition), not by :func:`per_context_kl`, whose terms
+    ``μ(e^Δ − 1 − Δ)`` are the k3 expression itself (issue 21 §10: the k3 half compared an
+    expression with itself).  ``E_μ[k1] = Σ μ(−Δ)`` (``Δ = log π − log μ``) equals it by the
+    definition of KL (a consistency check of log-probabilities against probabilities);
+    ``E_μ[k3] = Σ μ(e^Δ − 1 − Δ)`` equals it because ``E_μ[ρ − 1] = Σ π − 1 = 0`` — the content.
     Per case: the context and estimator ``k ∈ {k1, k3}`` with the worst
     ``|E k − KL| / (E|k1 terms| + E k3 terms + KL)``, returned as ``(E k, KL, scale)``.
     """
@@ -179,19 +186,19 @@ def k1_k3_unbiased_cases(rng, n):
 
 
 def _k1_k3(rng, mu, pi):
-    kl = per_context_kl(mu, pi)
     worst, case = -1.0, None
     for t in range(mu.T):
         pm = mu.probs(t)
         d = pi.log_probs(t) - mu.log_probs(t)
+        kl = rel_entr(pm, np.exp(pi.log_probs(t))).sum(axis=1)
         k1 = (pm * -d).sum(axis=1)
         k3 = (pm * (np.expm1(d) - d)).sum(axis=1)
-        scale = (pm * (np.abs(d) + np.exp(d) + 1.0)).sum(axis=1) + kl[t]
+        scale = (pm * (np.abs(d) + np.exp(d) + 1.0)).sum(axis=1) + np.abs(kl)
         for est in (k1, k3):
-            e = np.abs(est - kl[t]) / scale
+            e = np.abs(est - kl) / scale
             i = int(np.argmax(e))
             if e[i] > worst:
-                worst, case = float(e[i]), (float(est[i]), float(kl[t][i]), float(scale[i]))
+                worst, case = float(e[i]), (float(est[i]), float(kl[i]), float(scale[i]))
     return case
 
 

@@ -25,7 +25,8 @@ Theory: ``docs/theory/seqproj.md`` (one section per family).
 """
 from . import anytime, controls, coverage, efficiency, fixed_time, inner_product, mixture, tails
 from . import worst_case
+from . import formulas
 from .common import DELTA, EPS, M_THEOREM, T
 
 __all__ = ["EPS", "DELTA", "T", "M_THEOREM", "anytime", "controls", "coverage", "efficiency",
-           "fixed_time", "inner_product", "mixture", "tails", "worst_case"]
+           "fixed_time", "inner_product", "mixture", "tails", "worst_case", "formulas"]

@@ -29,12 +29,13 @@ __all__ = ["EPS", "DELTA", "T", "M_THEOREM", "register_path_claim"]
 
 
 def register_path_claim(id, statement, source, label, *, experiment, event, delta, role, expected,
-                        notes="", quick=None, default=None, params=None):
+                        notes="", quick=None, default=None, params=None, reduce=None):
     """Register ``P(event) ≤ delta`` decided from ``experiment`` (a path experiment of
     :mod:`seqproj.experiments`).
 
     Budgets default to 4 / 40 chunks (reduced) or 400 / 2 000 trials (full, look-ahead).
     The claim shows the experiment's configuration, ``delta`` and ``event``, and ``params``.
+    ``reduce`` replaces the default count of ``event`` (a chunk's statistics → a count).
     """
     config = dict(experiment.params)
     simulator, chunk = config["simulator"], experiment.chunk_size
@@ -47,7 +48,7 @@ def register_path_claim(id, statement, source, label, *, experiment, event, delt
              "simulator": simulator, "event": event, **options, **(params or {})}
     return register(ProbabilityClaim(
         id=id, statement=statement, source=source, label=label, params=shown,
-        experiment=experiment, reduce=functools.partial(count_true, name=event), delta=delta,
+        experiment=experiment, reduce=reduce or functools.partial(count_true, name=event), delta=delta,
         chunk_size=chunk, quick_budget=quick or (4 * chunk if reduced else 400),
         default_budget=default or (40 * chunk if reduced else 2000), notes=notes, role=role,
         expected=expected))

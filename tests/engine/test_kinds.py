@@ -58,7 +58,9 @@ def test_search_refutes_a_false_inequality_confirmed_by_mpmath():
     r = verify_claim(_ineq(sample=functools.partial(_unit_box, 1), evaluate=_square_le_identity,
                            evaluate_mp=_square_le_identity_mp), budget=400, seed=0)
     assert r.verdict == "refuted" and "confirmed in mpmath" in r.confirmed_by and r.guarantee == "exact"
-    assert r.worst_ratio == pytest.approx(1 / (2 * math.sqrt(0.2)), rel=1e-4)   # max of x/(x²+0.2), at x = √0.2
+    # rhs = x² + 0.2 > 0: the search climbs the relative margin (lhs − rhs)/|rhs| = x/(x²+0.2) − 1,
+    # whose maximum is the tightest point, x = √0.2
+    assert r.worst_ratio == pytest.approx(1 / (2 * math.sqrt(0.2)), rel=1e-4)
 
 
 def test_float_artefact_is_not_reported_as_counterexample():
@@ -124,13 +126,15 @@ def _power_law(a, noise, x, rng, n):
 X = (4.0, 8.0, 16.0, 32.0, 64.0, 128.0)
 
 
+@pytest.mark.parametrize("estimand", ["mean", "log-mean"])
 @pytest.mark.parametrize("lo,hi,want", [(1.9, 2.1, "holds"), (0.9, 1.1, "refuted"), (1.99, 2.0, "inconclusive")])
-def test_scaling_verdicts(lo, hi, want):
+def test_scaling_verdicts(lo, hi, want, estimand):
     claim = ScalingClaim(id="test.scaling", statement="y ∝ x²", source="test", label="DERIVED",
-                         fn=functools.partial(_power_law, 2.0, 0.05, X), x=X, exponent_lo=lo, exponent_hi=hi)
+                         fn=functools.partial(_power_law, 2.0, 0.05, X), x=X, exponent_lo=lo, exponent_hi=hi,
+                         estimand=estimand)
     r = verify_claim(claim, budget=8, seed=0)
-    assert r.verdict == want and r.replicates == 8
-    assert r.exponent_ci[0] <= 2.0 <= r.exponent_ci[1]
+    assert r.verdict == want and r.replicates == 8 and r.estimand == estimand
+    assert r.exponent_ci[0] <= 2.0 <= r.exponent_ci[1]     # multiplicative noise: both slopes are 2
 
 
 def _paired(mean, rng, n):
@@ -150,10 +154,24 @@ def _bad_identity(rng, n):
     return x, x + 1e-6
 
 
+def _bad_identity_mp(rng, n):                 # the same cases (same draws) at 50 digits
+    x = rng.random(n)
+    return [mpmath.mpf(v) for v in x], [mpmath.mpf(v) + mpmath.mpf("1e-6") for v in x]
+
+
 def test_identity_refuted_when_beyond_tolerance():
+    """Refuted (exact) only once 50 digits confirm it; float64 alone is inconclusive, warned;
+    with a declared rounding scale (tol_mode="scale") float64 refutes, as a search."""
     claim = IdentityClaim(id="test.id", statement="x = x + 1e-6", source="test", label="DERIVED",
                           fn=_bad_identity, tol=1e-9)
-    assert verify_claim(claim, budget=100, seed=0).verdict == "refuted"
+    r = verify_claim(claim, budget=100, seed=0)
+    assert r.verdict == "inconclusive" and any("float64 only" in w for w in r.warnings)
+    r = verify_claim(replace(claim, fn_mp=_bad_identity_mp), budget=100, seed=0)
+    assert r.verdict == "refuted" and r.guarantee == "exact" and r.confirmed > 0
+    scaled = IdentityClaim(id="test.id2", statement="x = x + 1e-6", source="test", label="DERIVED",
+                           fn=lambda rng, n: (*_bad_identity(rng, n), 1.0), tol=1e-9, tol_mode="scale")
+    r = verify_claim(scaled, budget=100, seed=0)
+    assert r.verdict == "refuted" and r.guarantee == "search" and any("float64 only" in w for w in r.warnings)
 
 
 @pytest.mark.parametrize("kw,needle", [
@@ -181,4 +199,10 @@ def test_verify_argument_validation(kw, needle):
 def test_a_deterministic_inequality_that_holds_says_so_and_a_search_one_does_not():
     kw = dict(sample=functools.partial(_unit_box, 2), evaluate=_amgm)
     assert verify_claim(_ineq(**kw), budget=50, seed=0).guarantee == "search"
-    assert verify_claim(_ineq(deterministic=True, **kw), budget=50, seed=0).guarantee == "deterministic"
+    # deterministic=True on a domain of many points: the label would lie — it stays a search, warned
+    r = verify_claim(_ineq(deterministic=True, **kw), budget=50, seed=0)
+    assert r.guarantee == "search" and any("deterministic=True, but" in w for w in r.warnings)
+    # one point: one evaluation is exhaustive
+    one = dict(sample=lambda rng: np.array([0.25, 0.5]), evaluate=_amgm)
+    r = verify_claim(_ineq(deterministic=True, **one), budget=1, seed=0)
+    assert r.verdict == "holds" and r.guarantee == "deterministic" and not r.warnings

@@ -179,7 +179,9 @@ def test_inconclusive_probability_says_the_budget_that_would_settle_it():
     on = dataclasses.replace(r, p_hat=0.01, events=10, ci=(0.005, 0.02))
     assert ev.budget_to_settle(on) is None and "no budget settles it" in ev.settle_advice(on)
     fixed = dataclasses.replace(r, method="fixed")
-    assert "--seed NEW --fixed --budget 2000" in ev.settle_advice(fixed)
+    # issue 21 item 3: the hint names a concrete new seed (same seed = same data)
+    assert f"--seed {fixed.seed + 1} --fixed --budget 2000" in ev.settle_advice(fixed)
+    assert "--seed 8 --fixed" in ev.settle_advice(dataclasses.replace(fixed, seed=7))
     assert ev.settle_advice(_prob()) is None                        # decided: no advice
 
 
@@ -272,3 +274,31 @@ def test_the_report_rerenders_byte_for_byte(report, tmp_path):
     rel = Path("..") / ".." / report.name / "figures"
     moved = (other / "report.md").read_text()
     assert moved.replace(f"({rel.as_posix()}/", "(figures/") == md.decode()
+
+
+def test_the_report_states_which_refutations_survive_fdr_across_the_run(results):
+    """The multiplicity section (e-BH, Wang & Ramdas 2022) and the per-claim line: a
+    refutation whose e-value is just past the engine's 2/α survives alone, and stops
+    surviving among 60 claims whose e-values are 1 (so the statement can change)."""
+    from proofs_check.engine import ProbabilityClaim, verify_claim
+    from proofs_check.selftest.samplers import bernoulli_events
+    from theorycheck.report import render_html
+    import functools
+
+    c = ProbabilityClaim(id="t.fdr", statement="P ≤ δ", source="t", label="DERIVED",
+                         fn=functools.partial(bernoulli_events, p=0.2), delta=0.1, chunk_size=500)
+    ref = verify_claim(c, budget=20_000)
+    assert ref.verdict == "refuted"
+    weak = dataclasses.replace(ref, log_e_above=math.log(2 / 0.01) + 0.1)
+    nulls = [dataclasses.replace(ref, claim=f"t.null{i}", verdict="inconclusive", log_e_above=0.0,
+                                 log_e_below=0.0) for i in range(60)]
+    alone = render_markdown([weak] + [r for r in results if r.verdict != "refuted"], alpha=0.01)
+    crowd = render_markdown([weak] + nulls, alpha=0.01)
+    for text in (alone, crowd):
+        assert "## Multiplicity across the run" in text and "e-BH" in text and "Bonferroni" in text
+    assert "1 of 1 refutation(s) survive: t.fdr" in alone
+    assert "across the run: survives FDR ≤ 0.01 (e-BH)" in alone
+    assert "0 of 1 refutation(s) survive" in crowd
+    assert "does not survive FDR ≤ 0.01 (e-BH over 61 e-values)" in crowd
+    html = render_html([weak] + nulls, alpha=0.01)
+    assert 'id="multiplicity"' in html and "0 of 1 refutation(s) survive" in html

@@ -167,6 +167,9 @@ def test_haar_start_refuted_when_haar_rows_unnormalised(monkeypatch):
 
 
 # ------------------------------------------------------------------ regret sweep
+@pytest.mark.xfail(strict=True, reason="issue 21: the regret comparisons now declare an honest variance bound "
+                   "(T·Δ per round), 10⁵–10⁶× the observed variance, so a broken index law is no longer refuted "
+                   "at this size; the claim cannot fail until a tighter bound is derived")
 def test_regret_finite_refuted_when_index_law_is_broken(monkeypatch):
     c = get_claim("ensemble.regret.finite.d10.gaussian")
     # the same reduction of a sweep at d = 4, K = 100, T = 300 (the registered size takes minutes)
@@ -198,7 +201,12 @@ def test_smallest_m_refuted_when_baseline_is_broken(monkeypatch):
     # bug: exact TS plays its posterior mean (the L^{-T} g term is lost): every M is within
     # 10% of it at once, M* = 1 at every d, exponent 0
     monkeypatch.setattr(bandits, "solve_upper_t", lambda L, g: np.zeros_like(g))
-    assert _verdict(_smallest_m_small(), 2) == "refuted"
+    # issue 21: identical random replicates bound no mean, so the tie is inconclusive (it was
+    # "refuted" only when ties were decided as deterministic); the mutation shows as exponent 0
+    # with no spread, far outside the window, which the unmutated run never gives
+    clear_measurements()
+    r = verify_claim(_smallest_m_small(), budget=2, seed=0, alpha=0.01)
+    assert (r.verdict, r.tied, r.exponent, r.y_mean) == ("inconclusive", True, 0.0, (1.0, 1.0, 1.0))
 
 
 # ------------------------------------------------------------------ failure modes
@@ -258,3 +266,20 @@ def test_one_hot_small_m_refuted_when_ts_sample_is_broken(monkeypatch):
     # bug: exact TS plays its posterior mean (greedy): its regret dwarfs ensemble sampling's
     monkeypatch.setattr(bandits, "solve_upper_t", lambda L, g: np.zeros_like(g))
     assert _verdict(small, 40) == "refuted"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("agent", ["hyper", "rlsvi"])
+def test_deepsea_polynomial_budget_refuted_by_an_eps_greedy_agent(monkeypatch, agent):
+    """Issue 21 §10: the "not exponential" edge must be refutable.  With the agent replaced by
+    ε-greedy (dithering: ~2^N episodes) the runs are censored at the larger N, which the scaling
+    claim can only report as inconclusive; the polynomial-budget claim counts them and refutes."""
+    import seqproj.ensemble.deep_exploration as dx
+
+    orig = dx.make_agent
+    monkeypatch.setattr(dx, "make_agent",
+                        lambda name, N, **kw: orig("eps_greedy" if name == agent else name, N, **kw))
+    c = get_claim(f"ensemble.deepsea.{agent}.polynomial_budget")
+    assert c.expected == "holds"
+    assert _verdict(c, c.quick_budget) == "refuted"
+    assert _verdict(get_claim(f"ensemble.deepsea.{agent}.scaling"), 8) == "inconclusive"

@@ -61,8 +61,8 @@ def _scaled_out(mod, name, factor, index=None):
 # --------------------------------------------------------------------------
 
 def _reversed_kl():
-    orig = cases.per_context_kl
-    return lambda mu, pi: orig(pi, mu)                         # KL(π‖μ) for KL(μ‖π)
+    orig = cases.rel_entr
+    return lambda p, q: orig(q, p)                             # KL(π‖μ) for KL(μ‖π)
 
 
 def _swapped_estimators():
@@ -107,7 +107,7 @@ IDENTITY_MUTANTS = [
     ("log_rho_geo", "sequence_kl_chain", lambda: _scaled_out(cases, "sequence_kl_chain", 1.001)),
     ("abs_ratio", "abs_ratio_identity", lambda: _scaled_out(cases, "abs_ratio_identity", 1.001, index=1)),
     ("future_tv", "future_tv_identity", lambda: _scaled_out(cases, "future_tv_identity", 1.001, index=1)),
-    ("k1_k3_unbiased", "per_context_kl", _reversed_kl),
+    ("k1_k3_unbiased", "rel_entr", _reversed_kl),
     ("seq_is_unbiased", "estimator_moments", _swapped_estimators),
     ("mis_bias", "estimator_moments", _swapped_estimators),
     ("no_sequence_only_control", "divergence_summary",

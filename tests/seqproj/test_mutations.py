@@ -146,22 +146,68 @@ REFUTED_CONTROLS = ["seqproj.coverage.sphere.constant.M32", "seqproj.efficiency.
 FAST_FULL = {"seqproj.coverage.rademacher.constant"}   # the others: ~3-15 s each, slow
 
 
-#: Measurements read from the stored DP results (minutes per value): no verdict is expected
-#: of them, and ``tests/seqproj/test_worst_case.py`` recomputes the file under ``-m slow``.
-_STORED_MEASUREMENTS = {c.id for c in claims("seqproj.worst_case")
-                        if c.role == "measurement" and c.expected is None}
+#: The worst-case claims compute at every run (issue 21 §10).  Mutations of the DP enter through
+#: ``seqproj.worst_case.worst_case_value`` (looked up at call time by the upper estimate, the
+#: replayed policy and the coarse theorem check): a wrong dimension in the transition law
+#: (``M → M // 2``), and the DP's max over actions replaced by a min (the policy becomes the *best*
+#: adversary).  Each claim must leave "holds" under at least one of them.
+WORST_CASE = sorted(c.id for c in claims("seqproj.worst_case"))
+WC_UPPER = [c for c in WORST_CASE if c.endswith(".upper")]
+WC_LOWER = [c for c in WORST_CASE if c.endswith(".lower")] + [c for c in WORST_CASE if ".gap." in c]
 
 
-def test_worst_case_theorem_claim_refuted_when_the_dp_gets_a_wrong_dimension(monkeypatch):
+def _dp_mutant(monkeypatch, kind):
     import seqproj.worst_case as wc
-    from proofs_check.engine import verify_claim
 
     real = wc.worst_case_value
-    monkeypatch.setattr(wc, "worst_case_value", lambda M, *a, **k: real(max(2, M // 32), *a, **k))
-    r = verify_claim(get_claim("seqproj.worst_case.theorem_M"), executor="serial", seed=0)
-    assert r.verdict == "refuted"
-    monkeypatch.setattr(wc, "worst_case_value", real)
-    assert verify_claim(get_claim("seqproj.worst_case.theorem_M"), executor="serial", seed=0).verdict == "holds"
+    if kind == "half_dimension":
+        monkeypatch.setattr(wc, "worst_case_value", lambda M, *a, **k: real(max(3, M // 2), *a, **k))
+    elif kind == "min_for_max":
+        monkeypatch.setattr(wc, "worst_case_value", lambda *a, **k: real(*a, **{**k, "maximize": False}))
+    else:
+        raise ValueError(kind)
+
+
+def _wc_verdict(cid):
+    return verify_claim(get_claim(cid), executor="serial", seed=0, out=None).verdict
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cid", WC_UPPER)
+def test_worst_case_upper_refuted_by_a_wrong_transition(cid, monkeypatch):
+    """The upper estimate at M_hi: a DP whose ζ law has half the dimension overestimates p*."""
+    assert get_claim(cid).expected == "holds"
+    _dp_mutant(monkeypatch, "half_dimension")
+    assert _wc_verdict(cid) == "refuted"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cid", WC_LOWER)
+def test_worst_case_lower_and_gap_refuted_by_min_for_max(cid, monkeypatch):
+    """The replayed policy of a DP that minimises fails rarely: the lower end and the gap fail."""
+    assert get_claim(cid).expected == "holds"
+    _dp_mutant(monkeypatch, "min_for_max")
+    assert _wc_verdict(cid) == "refuted"
+
+
+def test_worst_case_claims_are_split_into_the_two_mutation_groups():
+    assert "seqproj.worst_case.theorem_M" in WORST_CASE
+    assert set(WORST_CASE) == set(WC_UPPER) | set(WC_LOWER) | {"seqproj.worst_case.theorem_M"}
+    assert WC_UPPER and WC_LOWER
+
+
+def test_worst_case_claims_compute_rather_than_read(monkeypatch):
+    """No worst-case claim reads a stored value as its verdict: with every DP call broken
+    (an exception), evaluating any of them fails."""
+    import seqproj.worst_case as wc
+
+    def broken(*a, **k):
+        raise RuntimeError("DP called")
+
+    monkeypatch.setattr(wc, "worst_case_value", broken)
+    for cid in WORST_CASE:
+        with pytest.raises(RuntimeError, match="DP called"):
+            get_claim(cid).evaluate(np.zeros(1))
 
 
 def test_families_are_all_covered():
@@ -170,8 +216,10 @@ def test_families_are_all_covered():
                | set(_ids("seqproj.fixed_time")) | {"seqproj.negative_control.lookahead"}
                | set(_ids("seqproj.mixture")) | set(_ids("seqproj.tails"))
                | set(_ids("seqproj.anytime")) | {"seqproj.inner_product.sphere.pushing"}
-               | {c.id for c in claims("selftest")} | {"seqproj.worst_case.theorem_M"}
-               | _STORED_MEASUREMENTS)
+               | {c.id for c in claims("selftest")} | set(WORST_CASE)
+               | set(TIME_UNIFORM_CONTROLS)
+               # proved formulas: their mutants are refuted in tests/engine/test_proved_claims.py
+               | set(_ids("seqproj.formula")))
     mine = {c.id for c in claims("seqproj") if not c.id.startswith("seqproj.ensemble")}
     mine |= {c.id for c in claims("selftest")}
     # the parametrised mutations below select something, each claim once (no pinned count)
@@ -202,6 +250,20 @@ def test_small_M_controls_need_the_time_uniform_event(cid, event_only_at_T):
     assert get_claim(cid).expected == "refuted"
     r = _run(cid, budget=4 * get_claim(cid).chunk_size)
     assert r.verdict != "refuted", (r.events, r.trials)
+
+
+#: controls of the time-uniform event: hold as they stand, refuted when only t = T is checked
+TIME_UNIFORM_CONTROLS = ["seqproj.coverage.sphere.constant.M32_survival"]
+
+
+@pytest.mark.parametrize("cid", TIME_UNIFORM_CONTROLS)
+def test_time_uniform_control_refuted_when_only_t_eq_T_is_checked(cid, event_only_at_T):
+    """Survival to T at M = 32 is ≈ 0.52 time-uniformly, ≈ 0.96 at t = T only: at the claim's
+    default budget the mutation must refute it (so ``--fail-on unexpected`` goes red)."""
+    c = get_claim(cid)
+    assert c.role == "control" and c.expected == "holds"
+    r = _run(cid, budget=c.default_budget)
+    assert r.verdict == "refuted", (r.events, r.trials)
 
 
 # -- B. fixed-time JL ----------------------------------------------------------

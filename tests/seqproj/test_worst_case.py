@@ -12,10 +12,12 @@ from seqproj.worst_case import (
     brute_force_markov_value,
     worst_case_min_dim,
     worst_case_refined,
+    worst_case_upper,
     worst_case_value,
 )
+from seqproj.worst_case_bracket import worst_case_lower, worst_case_mstar_range
 from seqproj.worst_case_kernel import _moments, dp_kernel
-from seqproj.worst_case_replay import replay_kernel, replay_numpy, replay_policy
+from seqproj.worst_case_replay import replay_kernel, replay_numpy, replay_policy, replay_policy_reduced
 
 #: the module (the package attribute ``seqproj.worst_case`` is the module too, but be explicit)
 wcm = importlib.import_module("seqproj.worst_case")
@@ -95,6 +97,51 @@ def test_replay_kernel_matches_numpy():
     assert (et == replay_numpy(nm, 20, 0, 1.0, 1.0, 0.5, r.ugrid, r.lrho, r.xgrid, r.policy)).all()
 
 
+def test_reduced_replay_has_the_law_of_the_full_replay():
+    """The policy depends on (‖S‖², V) only, so the reduced chain and the full protocol give the
+    same failure law: the two rates agree within a two-proportion z of 4 (planted-defect check:
+    a reduced replay with ζ of dimension M/4 fails it, see the second half)."""
+    r = worst_case_value(16, 0.5, 30, n_u=21, n_v=3, policy=True)
+    k_f, n_f, _ = replay_policy(r, 4000, 11)
+    k_r, n_r, _ = replay_policy_reduced(r, 20000, 12)
+
+    def z(k1, n1, k2, n2):
+        p = (k1 + k2) / (n1 + n2)
+        return abs(k1 / n1 - k2 / n2) / np.sqrt(p * (1 - p) * (1 / n1 + 1 / n2))
+
+    assert z(k_f, n_f, k_r, n_r) < 4, (k_f / n_f, k_r / n_r)
+    wrong = worst_case_value(16, 0.5, 30, n_u=21, n_v=3, policy=True)
+    wrong.M = 4                                   # the reduced chain now draws ζ of dimension 4
+    k_w, n_w, _ = replay_policy_reduced(wrong, 20000, 12)
+    assert z(k_f, n_f, k_w, n_w) > 4, (k_f / n_f, k_w / n_w)
+
+
+def test_bracket_sides_are_ordered_and_computed():
+    """The replay lower end ≤ the DP value ≤ the upper estimate, at a small horizon; the upper
+    estimate adds the grid and action-grid moves; the lower end is an exact CP end."""
+    lo, li = worst_case_lower(48, 0.5, 30, n=5000, seed=3, n_u=25, n_v=3)
+    U, ui = worst_case_upper(48, 0.5, 30, n_u=13, n_v=3, actions=(8, 16))
+    assert 0.0 < lo <= li["rate"] <= li["ci"][1]
+    assert lo <= li["p_dp"] + 1e-12 and li["p_dp"] <= U
+    assert U >= max(ui["p_actions"].values()) + ui["err_grid"] - 1e-15
+    with pytest.raises(ValueError, match="simulator"):
+        worst_case_lower(48, 0.5, 30, simulator="exact")
+    with pytest.raises(ValueError, match="actions"):
+        worst_case_upper(48, 0.5, 30, actions=())
+
+
+def test_mstar_range_brackets_by_both_sides():
+    """M*_worst ∈ (M_lo, M_hi]: the replay clears δ at M_lo and not at M_lo + 1, the upper estimate
+    is ≤ δ at M_hi and not at M_hi − 1 (small horizon, δ = 0.2)."""
+    lo, hi, ev = worst_case_mstar_range(0.5, 0.2, 20, upper_window=(10, 60), lower_window=(5, 60),
+                                        n=4000)
+    assert lo is not None and hi is not None and lo < hi
+    assert ev[hi]["upper"] <= 0.2 < ev[hi - 1]["upper"]
+    assert ev[lo]["lower"] > 0.2 >= ev[lo + 1]["lower"]
+    with pytest.raises(ValueError, match="upper_window"):
+        worst_case_mstar_range(0.5, 0.2, 20, upper_window=(10,), lower_window=(5, 60))
+
+
 @pytest.mark.parametrize("kw, name", [
     (dict(M=2), "M"), (dict(eps=1.0), "eps"), (dict(T=0), "T"), (dict(columns="onehot"), "columns"),
     (dict(x0=0.0), "x0"), (dict(cx=-1.0), "cx"), (dict(n_u=10), "n_u"), (dict(interp="x"), "interp"),
@@ -151,7 +198,8 @@ def test_refinement_converges():
 
 @pytest.mark.slow
 def test_stored_results_reproduce():
-    """The claims read seqproj/worst_case_results.json; its theorem entry must be what the DP gives."""
+    """seqproj/worst_case_results.json is a cache (figures, claim parameters); its theorem entry
+    must be what the DP gives."""
     from seqproj.claims.worst_case import results
     th = results()["theorem"]
     r = worst_case_refined(th["M"], th["eps"], th["T"], n_u=51, n_v=5, levels=2)

@@ -14,7 +14,7 @@ from . import evidence as ev
 from .figures import figures_by_claim, supported_claims
 from .provenance import cite_line, interval_level
 
-__all__ = ["claim_meta", "claims_meta", "build_document", "OURS"]
+__all__ = ["claim_meta", "claims_meta", "build_document", "multiplicity", "OURS"]
 
 #: The section of claims that cite no paper (the team's derivations and controls).
 OURS = "ours"
@@ -62,6 +62,7 @@ def _entry(r, meta, prov, level, figs) -> dict:
         "headline": ev.headline(r), "interval": ev.interval(r, level), "summary": r.summary(),
         "slack": ev.slack(r), "worst": ev.worst_point(r, meta.get("coordinates")),
         "advice": ev.settle_advice(r), "warnings": list(r.warnings), "notes": r.notes,
+        "certificate": r.certificate_sentence() if getattr(r, "certificate", None) else "",
         "figures": figs, "source": source, "paper": papers[0] if papers else OURS,
         "cite": cite_line(r, meta, prov), "meta_from_current_code": bool(meta.get("from_current_code")),
     }
@@ -131,6 +132,9 @@ def build_document(results, meta: dict, figure_dir=None) -> dict:
     by_status = {s: sum(e["status"] == s for e in entries.values()) for s in ev.STATUS_TEXT}
     from proofs_check.engine.results import GUARANTEES
 
+    mult = multiplicity(results, alpha)
+    for e in entries.values():
+        e["fdr"] = mult["by_claim"].get(e["id"])
     return {
         "provenance": prov, "level": level, "alpha": alpha, "seed": meta.get("seed", prov.get("seed")),
         "quick": bool(meta.get("quick")), "elapsed_s": float(meta.get("elapsed_s", 0.0)),
@@ -138,4 +142,25 @@ def build_document(results, meta: dict, figure_dir=None) -> dict:
         "guarantees": [(g, GUARANTEES[g].split(": ", 1)[1]) for g in GUARANTEES
                        if any(r.guarantee == g for r in results)],
         "findings": findings, "sections": sections, "figures": figures, "entries": entries,
+        "multiplicity": mult,
     }
+
+
+def multiplicity(results, alpha: float) -> dict:
+    """Multiplicity across the run (:mod:`proofs_check.engine.multiplicity`): e-BH
+    at ``alpha`` over the results' e-values (FDR ≤ α under any dependence; Wang &
+    Ramdas 2022) and the Bonferroni reading ``e ≥ K/α`` (FWER ≤ α).  ``lines``:
+    the statement; ``by_claim``: for each refuted claim, what survives."""
+    from proofs_check.engine.multiplicity import fdr_statement, run_multiplicity
+
+    m = run_multiplicity(results, alpha)
+    by_claim = {}
+    for c in m.refuted:
+        by_claim[c] = (f"across the run: survives FDR ≤ {alpha:g} (e-BH)" if c in m.refuted_fdr else
+                       f"across the run: does not survive FDR ≤ {alpha:g} (e-BH over {m.K} e-values)")
+        by_claim[c] += ("; survives the family-wise (Bonferroni) reading" if c in m.refuted_fwer
+                        else "; not family-wise (Bonferroni)")
+    for c in m.refuted_outside:
+        by_claim[c] = "across the run: outside the FDR family (no finite-sample e-value)"
+    return {"lines": fdr_statement(m), "K": m.K, "refuted_fdr": list(m.refuted_fdr),
+            "refuted_fwer": list(m.refuted_fwer), "by_claim": by_claim}

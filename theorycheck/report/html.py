@@ -145,10 +145,14 @@ def _claim(e) -> list[str]:
                       f"{_expected(e)}; {esc(e['label'])}, {esc(e['role'])}, {esc(e['kind'])} claim"),
           ("got", esc(e["headline"]) + (f"; {esc(e['interval'])}" if e["interval"] else ""))]
     dl += [("slack", esc(s)) for s in e["slack"]]
+    if e.get("certificate"):
+        dl.append(("certificate", esc(e["certificate"])))
     if e["worst"]:
         dl.append(("worst point", esc(e["worst"])))
     if e["advice"]:
         dl.append(("to settle it", _code_aware(e["advice"])))
+    if e.get("fdr"):
+        dl.append(("multiplicity", esc(e["fdr"])))
     dl += [("warning", f'<span class="warn">⚠ {esc(w)}</span>') for w in e["warnings"]]
     dl += [("figures", _fig_links(e["figures"])), ("source", _source(e["source"]))]
     fp_note = (" (fingerprint of the current code, not recorded at the run)"
@@ -186,6 +190,8 @@ def render_document_html(doc) -> str:
            '<h2 id="provenance">Provenance</h2>', f'<table class="prov">{prov}</table>',
            f"<p>{esc(counts_sentence(doc))}</p>", "<ul>",
            *[f"<li><strong>{esc(g)}</strong> — {esc(t)}</li>" for g, t in doc["guarantees"]], "</ul>",
+           '<h2 id="multiplicity">Multiplicity across the run</h2>', "<ul>",
+           *[f"<li>{esc(t)}</li>" for t in doc["multiplicity"]["lines"]], "</ul>",
            f'<h2 id="findings">Summary of findings ({len(doc["findings"])})</h2>']
     if doc["findings"]:
         out += [f"<p>{esc(FINDINGS_INTRO)}</p>", '<ol class="findings">']

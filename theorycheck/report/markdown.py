@@ -121,10 +121,14 @@ def _claim_block(e) -> list[str]:
     lines.append(f"- **Got:** {got}")
     for s in e["slack"]:
         lines.append(f"- **Slack:** {md(s)}")
+    if e.get("certificate"):
+        lines.append(f"- **Certificate:** {md(e['certificate'])}")
     if e["worst"]:
         lines.append(f"- **Worst point:** {md(e['worst'])}")
     if e["advice"]:
         lines.append(f"- **To settle it:** {_md_code_aware(e['advice'])}")
+    if e.get("fdr"):
+        lines.append(f"- **Multiplicity:** {md(e['fdr'])}")
     for w in e["warnings"]:
         lines.append(f"- ⚠ {md(w)}")
     lines.append(f"- **Figures:** {_fig_links(e['figures'])}")
@@ -145,6 +149,7 @@ def render_document_markdown(doc, figures_href: str = "figures") -> str:
     lines += ["", md(counts_sentence(doc)), "", "What a verdict guarantees depends on how it was reached:", ""]
     lines += [f"- **{g}** — {md(text)}" for g, text in doc["guarantees"]]
     lines += ["", "*inconclusive* means the budget did not settle it; each such claim says what would.", ""]
+    lines += ["## Multiplicity across the run", ""] + [f"- {md(t)}" for t in doc["multiplicity"]["lines"]] + [""]
 
     lines += [f"## Summary of findings ({len(doc['findings'])})", ""]
     if doc["findings"]:

@@ -4,11 +4,20 @@
 * user function: ``fn(rng, n) -> (n,)`` differences ``d = metric_A − metric_B``
   drawn on common random numbers;
 * chunk statistics: the ``n`` differences;
-* decision: with declared ``bounds``, betting confidence sequences for a
-  bounded mean (:mod:`..betting`; guarantee ``"anytime-valid"``, the run stops
-  at the first chunk that decides); without, Hall's skewness-corrected
-  t-interval (guarantee ``"asymptotic"``).  Chunk means that vary more than
-  independent draws allow draw a warning.
+* decision, by what the claim declares (``docs/theory/engine.md`` §2.3–2.4):
+
+  - ``bounds=(lo, hi)``: betting confidence sequences for a bounded mean
+    (:mod:`..betting`, Waudby-Smith & Ramdas 2024; guarantee
+    ``"anytime-valid"``, the run stops at the first chunk that decides);
+  - ``variance_bound=σ²``: Catoni-style confidence sequences for a mean with
+    a known variance bound, valid for unbounded, heavy-tailed differences
+    (:mod:`..catoni`, Wang & Ramdas 2023; guarantee ``"anytime-valid"``);
+  - neither: Hall's skewness-corrected t-interval (guarantee
+    ``"asymptotic"``, no finite-sample guarantee — Bahadur & Savage 1956);
+    every such result carries a warning, at every ``n``, and ``--fail-on``
+    counts a decisive asymptotic verdict as not settled.
+
+  Chunk means that vary more than independent draws allow draw a warning.
 """
 from __future__ import annotations
 
@@ -19,12 +28,20 @@ from typing import Callable, ClassVar
 
 import numpy as np
 
-from ..betting import BettingState, confidence_sequence
+from ..betting import BettingState, confidence_sequence, stopped_log_capital
+from ..catoni import CatoniState, catoni_confidence_sequence
 from ..claims import Claim
 from ..results import Result, fmt, summary_number
 from ..stats import DISPERSION_LEVEL, anova_dispersion_pvalue, hall_interval, sample_skewness
 
-__all__ = ["ComparisonClaim", "ComparisonResult", "comparison_stats"]
+__all__ = ["ComparisonClaim", "ComparisonResult", "comparison_stats", "ASYMPTOTIC_WARNING"]
+
+#: The warning every comparison decided without bounds or a variance bound carries.
+ASYMPTOTIC_WARNING = ("no bounds and no variance bound declared: Hall's interval is asymptotic only, with no "
+                      "finite-sample guarantee at any n (Bahadur & Savage 1956: none is possible for an "
+                      "unbounded mean), and on outliers or heavy tails its error can be many times α; "
+                      "declare bounds=(lo, hi) or variance_bound=σ² for an anytime-valid verdict "
+                      "(--fail-on counts this verdict as not settled)")
 
 
 def comparison_stats(bounds, out, n):
@@ -59,8 +76,17 @@ class ComparisonClaim(Claim):
       (:mod:`..betting`): valid for every distribution on the bounds, at every
       stopping time (guarantee ``"anytime-valid"``), so the run stops at the
       first chunk that decides.
-    * without bounds: Hall's (1992) skewness-corrected t-interval on the mean
-      (guarantee ``"asymptotic"``; never decisive on zero-variance data).
+    * ``variance_bound=σ²`` declares ``Var d ≤ σ²`` (for independent draws;
+      the values may be unbounded).  The verdict then comes from Catoni-style
+      confidence sequences (:mod:`..catoni`, H. Wang & A. Ramdas 2023,
+      "Catoni-style confidence sequences for heavy-tailed mean estimation"):
+      valid for every distribution with that variance bound, at every stopping
+      time (guarantee ``"anytime-valid"``).  A false bound voids the guarantee;
+      a sample variance above ``2σ²`` or an empty confidence sequence draws a
+      warning.
+    * neither: Hall's (1992) skewness-corrected t-interval on the mean
+      (guarantee ``"asymptotic"``; never decisive on zero-variance data;
+      always warned, :data:`ASYMPTOTIC_WARNING`).
     """
 
     kind: ClassVar[str] = "comparison"
@@ -70,6 +96,7 @@ class ComparisonClaim(Claim):
     threshold: float = 0.0
     alternative: str = "less"
     bounds: tuple[float, float] | None = None
+    variance_bound: float | None = None
     chunk_size: int = 100
     default_budget: int = 2_000
     quick_budget: int = 200
@@ -91,10 +118,20 @@ class ComparisonClaim(Claim):
                 raise ValueError(f"claim {self.id}: threshold {self.threshold!r} must lie strictly inside "
                                  f"bounds {self.bounds!r}")
             object.__setattr__(self, "bounds", (lo, hi))
+        if self.variance_bound is not None:
+            if self.bounds is not None:
+                raise ValueError(f"claim {self.id}: declare bounds or variance_bound, not both (bounds "
+                                 f"{self.bounds!r} already give an anytime-valid verdict)")
+            v = self.variance_bound
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not (math.isfinite(v) and v > 0):
+                raise ValueError(f"claim {self.id}: variance_bound must be a finite number > 0 (a bound on "
+                                 f"Var d), got {v!r}")
+            object.__setattr__(self, "variance_bound", float(v))
 
     def _fingerprint_extra(self) -> dict:
         return {"threshold": float(self.threshold), "alternative": self.alternative,
-                "bounds": None if self.bounds is None else list(self.bounds)}
+                "bounds": None if self.bounds is None else list(self.bounds),
+                **({} if self.variance_bound is None else {"variance_bound": self.variance_bound})}
 
     def stats_function(self):
         return functools.partial(comparison_stats, self.bounds)
@@ -106,12 +143,15 @@ class ComparisonClaim(Claim):
         return None
 
     def decision_method(self, method):
-        return "betting" if self.bounds is not None else "hall"
+        return "betting" if self.bounds is not None else "catoni" if self.variance_bound is not None else "hall"
 
     def early_stop(self, alpha, method):
-        if self.bounds is None:
+        if self.bounds is not None:
+            state = BettingState(self.threshold, self.bounds, alpha)
+        elif self.variance_bound is not None:
+            state = CatoniState(self.threshold, self.variance_bound, alpha)
+        else:
             return None
-        state = BettingState(self.threshold, self.bounds, alpha)
 
         def stop(chunk_stats):
             state.update(chunk_stats)
@@ -126,6 +166,7 @@ class ComparisonClaim(Claim):
         skew = sample_skewness(d)
         thr = float(self.threshold)
         warnings = []
+        le_refute = le_holds = math.nan           # e-values for multiplicity (betting, catoni)
         pval = anova_dispersion_pvalue(prefix)
         if pval is not None and pval < DISPERSION_LEVEL:
             warnings.append(f"chunk means vary more than independent draws allow (F-test p = {pval:.2g}): "
@@ -138,13 +179,37 @@ class ComparisonClaim(Claim):
             verdict = "inconclusive" if side is None else ("holds" if side == want else "refuted")
             ci = confidence_sequence(d, self.bounds, alpha)
             guarantee, how = "anytime-valid", "betting"
+            le_minus, le_plus = stopped_log_capital(d, thr, self.bounds, alpha)
+            le_refute, le_holds = (le_plus, le_minus) if want == "less" else (le_minus, le_plus)
+        elif self.variance_bound is not None:
+            s2 = self.variance_bound
+            state = CatoniState(thr, s2, alpha)
+            state.update(d)
+            side = state.decision()
+            verdict = "inconclusive" if side is None else ("holds" if side == self.alternative else "refuted")
+            ci = catoni_confidence_sequence(d, s2, alpha)
+            guarantee, how = "anytime-valid", "catoni"
+            # the supermartingales at the run's end (a stopping time) are e-values (catoni.py)
+            le_minus, le_plus = state.log_minus, state.log_plus
+            le_refute, le_holds = (le_plus, le_minus) if self.alternative == "less" else (le_minus, le_plus)
+            if state.both_sides or ci[0] > ci[1]:
+                warnings.append(f"no mean is consistent with these {n} differences and the declared "
+                                f"variance_bound {s2:.6g} (the confidence sequence is empty): the bound is "
+                                f"probably false, and with it the guarantee; verdict withheld")
+                verdict = "inconclusive"
+            elif n >= 2 and sd * sd > 2.0 * s2:
+                warnings.append(f"the sample variance {sd * sd:.6g} exceeds twice the declared variance_bound "
+                                f"{s2:.6g}: if Var d > {s2:.6g} the anytime-valid guarantee is void; check "
+                                f"where the bound comes from")
         else:
             guarantee, how = "asymptotic", "hall"
+            warnings.append(ASYMPTOTIC_WARNING)
             ci = hall_interval(d, alpha)
             if n < 3 or not sd > 0:
                 verdict = "inconclusive"
                 warnings.append(f"all {n} differences are equal ({mean:.6g}) or too few: no variance to "
-                                f"estimate; declare bounds=(lo, hi) for an anytime-valid verdict"
+                                f"estimate; declare bounds=(lo, hi) or variance_bound=σ² for an "
+                                f"anytime-valid verdict"
                                 if n >= 3 else f"only {n} differences: no interval")
                 ci = (-math.inf, math.inf)
             else:
@@ -152,13 +217,14 @@ class ComparisonClaim(Claim):
                     verdict = "holds" if ci[1] < thr else "refuted" if ci[0] > thr else "inconclusive"
                 else:
                     verdict = "holds" if ci[0] > thr else "refuted" if ci[1] < thr else "inconclusive"
-                if abs(skew) > 1.0 and n < 200:
+                if abs(skew) > 1.0:
                     warnings.append(f"skewness {skew:.2g} at n = {n}: the asymptotic interval may "
-                                    f"undercover; declare bounds for a finite-sample guarantee")
+                                    f"undercover badly")
         return ComparisonResult(**common, verdict=verdict, elapsed_s=0.0, guarantee=guarantee,
                                 warnings=tuple(warnings), n=n, mean_diff=mean, ci=ci, threshold=thr,
                                 alternative=self.alternative, sd=sd, skewness=skew,
-                                bounds=self.bounds, method=how)
+                                bounds=self.bounds, method=how, variance_bound=self.variance_bound,
+                                log_e_refute=le_refute, log_e_holds=le_holds)
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -177,10 +243,25 @@ class ComparisonResult(Result, kind="comparison"):
     skewness: float = math.nan
     bounds: tuple | None = None
     method: str = ""
+    #: the declared bound on Var d (the Catoni route), else None
+    variance_bound: float | None = None
+    #: log e-values at the stopping time (betting only; nan otherwise), for e-BH across a run
+    #: (:mod:`..multiplicity`): against the claim (null: it holds) and for it.
+    log_e_refute: float = math.nan
+    log_e_holds: float = math.nan
+
+    def e_values(self):
+        """The stopped capital of the betting CS, or the Catoni supermartingale under a
+        declared variance bound (``docs/theory/engine.md#betting``)."""
+        lr, lh, how = super().e_values()
+        if lr is not None:
+            how = ("Catoni supermartingale (declared variance bound) at the stopping time"
+                   if self.method == "catoni" else "betting capital at the stopping time")
+        return lr, lh, how
 
     def summary(self) -> str:
         op = "<" if self.alternative == "less" else ">"
-        what = "CS" if self.method == "betting" else "CI"
+        what = "CS" if self.method in ("betting", "catoni") else "CI"
         n = summary_number
         return (f"mean diff {n(self.mean_diff)} {what}[{n(self.ci[0])}, {n(self.ci[1])}] "
                 f"{op} {self.threshold:g}? (n={self.n})")
@@ -190,7 +271,7 @@ class ComparisonResult(Result, kind="comparison"):
         return f"mean difference = {fmt(self.mean_diff)} (n = {self.n}); claim: mean {op} {fmt(self.threshold)}"
 
     def interval(self, level):
-        what = "betting CS" if self.method == "betting" else "Hall CI"
+        what = {"betting": "betting CS", "catoni": "Catoni CS"}.get(self.method, "Hall CI")
         return f"{level} {what} [{fmt(self.ci[0])}, {fmt(self.ci[1])}] for the mean difference"
 
     def slack(self):
@@ -211,7 +292,7 @@ class ComparisonResult(Result, kind="comparison"):
         if self.verdict != "inconclusive":
             return None
         need = self.budget_to_settle()
-        if self.method != "betting" and need is None:
-            return ("method: the differences have no variance (or too few); declare bounds=(lo, hi) on "
-                    "the claim for an anytime-valid betting confidence sequence")
-        return self.budget_advice(need, extendable=self.method == "betting")
+        if self.method == "hall" and need is None:
+            return ("method: the differences have no variance (or too few); declare bounds=(lo, hi) or "
+                    "variance_bound=σ² on the claim for an anytime-valid confidence sequence")
+        return self.budget_advice(need, extendable=self.method in ("betting", "catoni"))

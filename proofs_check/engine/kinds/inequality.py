@@ -8,9 +8,11 @@
   *θ]`` of the chunk's search (:func:`..search.search_chunk`);
 * decision: refuted by a violation (guarantee ``"exact"`` when confirmed in
   mpmath, ``"search"`` in float64 only), else holds (guarantee ``"search"``,
-  or ``"deterministic"`` for exactly computed sides); NaN/inf evaluations make
-  a "holds" inconclusive.  A confirmed counterexample is shrunk to a readable
-  one (:mod:`..shrink`) when the claim gives ``default_point``.
+  or ``"deterministic"`` when the search was exhaustive: ``deterministic=True``
+  and the domain is one point, checked in :meth:`InequalityClaim.finish`);
+  NaN/inf evaluations (float64 or mpmath) make a "holds" inconclusive.  A
+  confirmed counterexample is shrunk to a readable one (:mod:`..shrink`) when
+  the claim gives ``default_point``.
 """
 from __future__ import annotations
 
@@ -26,7 +28,10 @@ from ..results import Result, fmt, summary_number
 from ..search import STATUS, search_chunk
 from ..shrink import shrink_result
 
-__all__ = ["InequalityClaim", "InequalityResult"]
+__all__ = ["InequalityClaim", "InequalityResult", "DETERMINISTIC_DRAWS"]
+
+#: Fresh draws of ``sample`` that must all equal the evaluated point for a ``deterministic`` verdict.
+DETERMINISTIC_DRAWS = 16
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -45,9 +50,11 @@ class InequalityClaim(Claim):
     A point violates the claim when ``lhs − rhs > atol + rtol·|rhs|`` (a signed
     margin: ``rhs ≤ 0`` is allowed).  ``atol`` and ``rtol`` are the allowance
     for floating-point error only; keep them as small as the arithmetic
-    justifies.  The tightness reported is ``max lhs/rhs`` where ``rhs > 0``
-    and the margin ``lhs − rhs`` always.  A "holds" verdict has guarantee
-    ``"search"``: no violation was found in the evaluations made.
+    justifies.  The search climbs a signed margin (:func:`..search.score`:
+    relative to ``|rhs|``, or in the units of the sides where ``rhs ≡ 0``);
+    the worst point's ``lhs/rhs`` is reported where ``rhs > 0`` and its margin
+    ``lhs − rhs`` always.  A "holds" verdict has guarantee ``"search"``: no
+    violation was found in the evaluations made.
     """
 
     kind: ClassVar[str] = "inequality"
@@ -62,11 +69,17 @@ class InequalityClaim(Claim):
     #: ``simplify(θ) -> [θ', ...]`` domain-specific simpler points (e.g. of smaller dimension).
     default_point: Sequence[float] | None = None
     coordinates: Sequence[str] | None = None
-    #: ``True`` when the two sides are exactly computed quantities that do not depend on the
-    #: sampled point (e.g. a dynamic program's value): a verdict "holds" is then
-    #: ``deterministic`` (what the computation shows), not ``search``.
+    #: ``True`` when the two sides are exactly computed quantities and the domain is one point
+    #: (``sample`` always returns the same θ, e.g. a dynamic program's value): one evaluation
+    #: is then exhaustive and a verdict "holds" is ``deterministic`` (what the computation
+    #: shows).  :meth:`finish` checks the one-point domain (:data:`DETERMINISTIC_DRAWS` draws of
+    #: ``sample``); a sampler that moves makes the verdict ``search``, with a warning.
     deterministic: bool = False
     simplify: Callable[[np.ndarray], list] | None = None
+    #: ``certifier() -> Certificate`` (:class:`..certify.Certifier`): after a "holds" search,
+    #: ball arithmetic on the claim's box upgrades it to ``proved``, refutes it, or names the
+    #: uncertified region (:func:`..certify.upgrade`).
+    certifier: Callable[[], Any] | None = None
     step: float = 0.3
     random_fraction: float = 0.5
     atol: float = 0.0
@@ -143,10 +156,35 @@ class InequalityClaim(Claim):
                                 confirmed_by=STATUS[status], worst_margin=lhs - rhs, artefacts=artefacts)
 
     def finish(self, result, prefix, seed):
-        """A refuted verdict's counterexample shrunk to a readable one (with ``default_point``)."""
+        """A refuted verdict's counterexample shrunk to a readable one (with ``default_point``);
+        a ``deterministic`` verdict kept only when the search was exhaustive (:meth:`exhaustive`)."""
         if result.verdict == "refuted" and self.default_point is not None:
             return shrink_result(self, result, prefix, seed)
+        if self.certifier is not None and result.guarantee == "search":   # ball arithmetic (..certify)
+            from ..certify import upgrade
+
+            return upgrade(result, self.certifier)
+        if result.guarantee == "deterministic":
+            why = self.exhaustive(prefix, seed)
+            if why is not None:
+                import dataclasses
+
+                return dataclasses.replace(result, guarantee="search", warnings=result.warnings + (
+                    f"deterministic=True, but {why}: the evaluations are a search, not an exhaustive "
+                    "check (make the domain one point, or drop deterministic=True)",))
         return result
+
+    def exhaustive(self, prefix, seed) -> str | None:
+        """``None`` when the evaluations covered the whole domain: the domain is one point —
+        :data:`DETERMINISTIC_DRAWS` fresh draws of ``sample`` are the same θ (the search's
+        random phase evaluates at least one draw).  Else why not."""
+        pts: set = set()
+        rng = np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(2 ** 31 - 21,)))
+        for _ in range(DETERMINISTIC_DRAWS):
+            pts.add(tuple(np.asarray(self.sample(rng), dtype=float).ravel().tolist()))
+            if len(pts) > 1:
+                return "the sampler returns more than one point"
+        return None
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -168,16 +206,16 @@ class InequalityResult(Result, kind="inequality"):
 
     def summary(self) -> str:
         n = summary_number
-        tight = (f"max lhs/rhs={n(self.worst_ratio)}" if math.isfinite(self.worst_ratio)
-                 else f"max lhs−rhs={n(self.worst_margin)}")
+        tight = (f"worst lhs/rhs={n(self.worst_ratio)}" if math.isfinite(self.worst_ratio)
+                 else f"worst lhs−rhs={n(self.worst_margin)}")
         if self.verdict == "holds":
             return f"no violation found in {self.evaluations} evaluations; {tight}"
         return f"{tight} over {self.evaluations} evaluations ({self.confirmed_by})"
 
     def headline(self) -> str:
         if math.isfinite(self.worst_ratio):
-            return f"max lhs/rhs = {fmt(self.worst_ratio)} over {self.evaluations} evaluations"
-        return f"max lhs − rhs = {fmt(self.worst_margin)} over {self.evaluations} evaluations"
+            return f"worst point lhs/rhs = {fmt(self.worst_ratio)} over {self.evaluations} evaluations"
+        return f"worst point lhs − rhs = {fmt(self.worst_margin)} over {self.evaluations} evaluations"
 
     def slack(self):
         if math.isfinite(self.worst_ratio):

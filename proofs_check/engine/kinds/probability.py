@@ -8,12 +8,18 @@
   ``"anytime-valid"``) and reports the confidence sequence that inverts them;
   ``method="fixed"`` runs the whole budget and decides by the exact
   Clopper–Pearson interval (guarantee ``"exact"``).  Chunks whose counts vary
-  more than independent trials allow draw a warning.
+  more than independent trials allow draw a warning
+  (:func:`.stats.binomial_dispersion_pvalue`, exact conditional on the total from
+  2 chunks on, so runs that stop early are checked too; one chunk cannot be).
+  A fresh ``"fixed"`` run with the seed of an evaluated run in the same store is
+  refused (``verify._refuse_same_seed``: same seed = same data).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Callable, ClassVar
+
+import math
 
 import numpy as np
 
@@ -134,13 +140,21 @@ class ProbabilityResult(Result, kind="probability"):
     def proportion_ci(self) -> tuple[float, float]:
         return self.ci
 
+    def e_values(self):
+        """The two mixture likelihood ratios (test supermartingales) at the stopping time,
+        under ``--fixed`` too (``docs/theory/engine.md#probability``)."""
+        lr, lh = self.log_e_above, self.log_e_below
+        if lr is None or lh is None or math.isnan(lr) or math.isnan(lh):
+            return None, None, "probability result without e-values"
+        return float(lr), float(lh), "mixture likelihood ratio (test supermartingale) at the stopping time"
+
     def summary(self) -> str:
         more = ""
         if self.further_trials:
             more = (f"; ~{self.further_trials} more trials (--resume --budget) would likely settle it"
                     if self.method == "anytime" else
-                    f"; a fresh --fixed run (new seed) of ~{self.trials + self.further_trials} trials "
-                    f"would likely settle it")
+                    f"; a fresh --fixed run with a new seed (e.g. --seed {self.seed + 1}) of "
+                    f"~{self.trials + self.further_trials} trials would likely settle it")
         what = "CS" if self.method == "anytime" else "CI"
         n = summary_number
         return (f"p̂={n(self.p_hat)} {what}[{n(self.ci[0])}, {n(self.ci[1])}] vs δ={n(self.delta)}"

@@ -1,13 +1,18 @@
 """Scaling claims: a quantity grows like ``x**a`` with ``a`` in a window
-(``docs/theory/engine.md`` §1–2).
+(``docs/theory/engine.md`` §1–2, §2.5).
 
 * user function: ``fn(rng, n) -> (n, len(x))`` array, ``n`` replicates of the
   quantity on the grid ``x``;
 * chunk statistics: the ``n·len(x)`` values, flattened (NaN marks a censored one);
-* decision: ``deterministic=True``: the least-squares log–log slope of one
-  replicate, in the window or not (guarantee ``"deterministic"``); random
-  replicates (at least two): the mean per-replicate slope with a Student-t
-  interval (guarantee ``"asymptotic"``).
+* decision: ``deterministic=True``: the least-squares log–log slope of the
+  exactly computed curve, in the window or not (guarantee ``"deterministic"``),
+  after checking that replicates drawn from two independent streams agree
+  bitwise (else ``ValueError``); random replicates (at least two): the slope of
+  the declared ``estimand`` with a Student-t interval over replicates
+  (guarantee ``"asymptotic"``) — ``"mean"``: the slope of ``log E y``, by the
+  delta method; ``"log-mean"``: the slope of ``E log y``, the mean
+  per-replicate slope.  Replicates with no spread at all never decide a
+  random claim (inconclusive).
 """
 from __future__ import annotations
 
@@ -20,9 +25,18 @@ import numpy as np
 
 from ..claims import Claim
 from ..results import Result, fmt, summary_number
-from ..stats import slope_interval, t_interval
+from ..stats import sample_skewness, t_interval
 
-__all__ = ["ScalingClaim", "ScalingResult", "scaling_stats"]
+__all__ = ["ESTIMANDS", "ScalingClaim", "ScalingResult", "scaling_stats"]
+
+#: What the exponent of a random scaling claim is the exponent *of*
+#: (``docs/theory/engine.md`` §2.5); the words name it in every result.
+ESTIMANDS = {
+    "mean": "the slope of log E y (the exponent of the mean)",
+    "log-mean": "the slope of E log y (the mean per-replicate exponent)",
+}
+#: The decision of each estimand (random replicates); both are fixed-sample t-intervals.
+_DECISIONS = {"mean": "delta-mean", "log-mean": "t-slopes"}
 
 
 def scaling_stats(m, out, n):
@@ -39,27 +53,55 @@ class ScalingClaim(Claim):
 
     ``x`` is the grid; ``fn(rng, n)`` returns an ``(n, len(x))`` array of ``n``
     independent replicates of the quantity on the grid.  Choose the grid to
-    cover the asymptotic regime.
+    cover the asymptotic regime.  With ``ℓ_i = log x_i`` the least-squares
+    weights are ``w_i = (ℓ_i − ℓ̄)/Σ_j (ℓ_j − ℓ̄)²``, so a slope is ``Σ_i w_i v_i``
+    for the values ``v_i`` on log axes (``docs/theory/engine.md`` §2.5).
 
-    * ``deterministic=True`` (an exactly computed quantity): one replicate is
-      run whatever the budget; the exponent is the least-squares slope of
-      ``log y`` on ``log x``; the verdict says whether it lies in the window,
-      with no confidence interval (guarantee ``"deterministic"``).
-    * random replicates (at least two are run): the exponent is the mean of
-      the per-replicate log–log slopes, i.e. the slope of ``E log y``, with a
-      Student-t interval over replicates (exact for Gaussian slopes, otherwise
-      asymptotic; guarantee ``"asymptotic"``).  Replicates that come out
-      identical are treated as deterministic, with a warning.
+    * ``deterministic=True`` (an exactly computed quantity, independent of
+      ``rng``): two chunks are run whatever the budget, from two independent
+      streams (``SeedSequence(seed, spawn_key=(k,))``, ``k = 0, 1``), and every
+      replicate must agree **bitwise** with the first — a quantity that does
+      not read its generator cannot differ, so a difference proves it is
+      random and raises ``ValueError`` naming the claim.  The exponent is the
+      least-squares slope of ``log y`` on ``log x``; the verdict says whether
+      it lies in the window, with no interval (guarantee ``"deterministic"``).
+    * random replicates (at least two are run), by the declared ``estimand``:
+
+      - ``"mean"`` (the default): the slope of ``log E y``.  Estimate
+        ``b̂ = Σ_i w_i log ȳ_i``; by the delta method (van der Vaart,
+        *Asymptotic Statistics*, 1998, §3.1) ``b̂ − b ≈ (1/R) Σ_r z_r`` with the
+        replicate's influence ``z_r = Σ_i w_i (y_ri/ȳ_i − 1)``, which keeps the
+        correlation of one replicate's grid points; interval
+        ``b̂ ± t_{R−1, 1−α/2} s_z/√R``.  Zeros are allowed (``ȳ_i > 0`` is needed).
+      - ``"log-mean"``: the slope of ``E log y`` = the mean of the
+        per-replicate slopes ``s_r = Σ_i w_i log y_ri``, with the Student-t
+        interval ``s̄ ± t_{R−1, 1−α/2} sd(s)/√R`` (exact for independent
+        Gaussian slopes).  For a median-type statement: ``E log y`` and
+        ``log median y`` have the same slope when ``log y`` has an
+        ``x``-independent symmetric shape.
+
+      Both intervals are asymptotic in ``R`` (guarantee ``"asymptotic"``).
+      The two estimands agree when ``y = c(x)·ε`` with an ``x``-independent
+      law of ``ε``; they differ when the spread of ``log y`` changes along the
+      grid (then ``E log y`` has slope ``b − ½ d Var(log y)/d log x`` for
+      lognormal ``y``).
+    * ties: if the replicates' influence values (``z_r`` or ``s_r``) have no
+      spread at all, the verdict is **inconclusive**, never decided as if
+      the quantity were deterministic: ``R`` equal draws happen with
+      probability ``≥ α`` for any law that puts mass ``≥ α^{1/R}`` on one
+      value, so they cannot bound the mean of a law that may put the rest
+      anywhere (Bahadur & Savage, Ann. Math. Stat. 1956).
     """
 
     kind: ClassVar[str] = "scaling"
-    fixed_sample_decisions: ClassVar[tuple[str, ...]] = ("t-slopes",)
+    fixed_sample_decisions: ClassVar[tuple[str, ...]] = tuple(_DECISIONS.values())
     _callables: ClassVar[tuple[str, ...]] = ("fn",)
     fn: Callable[[np.random.Generator, int], np.ndarray] | None = None
     x: Sequence[float]
     exponent_lo: float = -math.inf
     exponent_hi: float = math.inf
     deterministic: bool = False
+    estimand: str = "mean"
     chunk_size: int = 1
     default_budget: int = 10
     quick_budget: int = 3
@@ -71,10 +113,18 @@ class ScalingClaim(Claim):
             raise ValueError(f"claim {self.id}: x must be ≥ 3 positive grid points, got {self.x!r}")
         if not self.exponent_lo <= self.exponent_hi:
             raise ValueError(f"claim {self.id}: exponent_lo > exponent_hi")
+        if not isinstance(self.deterministic, (bool, np.bool_)):
+            raise TypeError(f"claim {self.id}: deterministic must be True or False, got {self.deterministic!r}")
+        if self.estimand not in ESTIMANDS:
+            raise ValueError(f"claim {self.id}: estimand must be one of {tuple(ESTIMANDS)} "
+                             f"('mean': slope of log E y; 'log-mean': slope of E log y), got {self.estimand!r}")
 
     def _fingerprint_extra(self) -> dict:
-        return {"x": [float(v) for v in self.x], "deterministic": bool(self.deterministic),
-                "window": [float(self.exponent_lo), float(self.exponent_hi)]}
+        extra = {"x": [float(v) for v in self.x], "deterministic": bool(self.deterministic),
+                 "window": [float(self.exponent_lo), float(self.exponent_hi)]}
+        if not self.deterministic:                # the estimand decides a random claim only
+            extra["estimand"] = self.estimand
+        return extra
 
     def stats_function(self):
         return functools.partial(scaling_stats, len(self.x))
@@ -86,11 +136,12 @@ class ScalingClaim(Claim):
         return None
 
     def decision_method(self, method):
-        return "deterministic" if self.deterministic else "t-slopes"
+        return "deterministic" if self.deterministic else _DECISIONS[self.estimand]
 
     def planned_chunks(self, n_chunks):
-        """One replicate when deterministic, else at least two."""
-        return 1 if self.deterministic else max(n_chunks, math.ceil(2 / self.chunk_size))
+        """Two chunks when deterministic (two independent streams, compared
+        bitwise), else enough for at least two replicates."""
+        return 2 if self.deterministic else max(n_chunks, math.ceil(2 / self.chunk_size))
 
     def _window_verdict(self, lo, hi) -> str:
         if self.exponent_lo <= lo and hi <= self.exponent_hi:
@@ -99,37 +150,56 @@ class ScalingClaim(Claim):
             return "refuted"
         return "inconclusive"
 
+    def _check_reproducible(self, y: np.ndarray) -> None:
+        """``ValueError`` unless every replicate equals the first bitwise (the
+        replicates come from at least two independent streams)."""
+        bits = np.ascontiguousarray(y).view(np.int64)
+        differ = np.flatnonzero(np.any(bits != bits[0], axis=1))
+        if differ.size:
+            r = int(differ[0])
+            i = int(np.flatnonzero(bits[r] != bits[0])[0])
+            raise ValueError(
+                f"claim {self.id}: declared deterministic=True, but its replicates differ: replicate {r} "
+                f"(chunk {r // self.chunk_size}, another random stream) gives y = {y[r, i]!r} at "
+                f"x = {self.x[i]!r}, replicate 0 gives {y[0, i]!r} ({differ.size} of {y.shape[0] - 1} "
+                f"replicates differ). An exactly computed quantity must not depend on its generator: "
+                f"make fn ignore rng, or declare the claim random (deterministic=False) with "
+                f"estimand='mean' (slope of log E y) or 'log-mean' (slope of E log y)")
+
     def decide(self, prefix, alpha, method, n_chunks, common):
         x = np.asarray(self.x, dtype=float)
         y = np.concatenate([np.asarray(s, dtype=float) for s in prefix]).reshape(-1, x.size)
         R = y.shape[0]
+        deterministic = bool(self.deterministic)
+        if deterministic:
+            self._check_reproducible(y)
         mean = y.mean(axis=0)
         se = y.std(axis=0, ddof=1) / math.sqrt(R) if R > 1 else np.full_like(mean, math.nan)
         lx = np.log(x)
+        distinct = len({row.tobytes() for row in y})
         base = dict(elapsed_s=0.0, x=tuple(x.tolist()), y_mean=tuple(mean.tolist()),
                     y_se=tuple(se.tolist()), replicates=R, exponent_lo=self.exponent_lo,
-                    exponent_hi=self.exponent_hi)
-        if np.any(~np.isfinite(y)) or np.any(y <= 0):
-            bad = int(np.sum(~np.isfinite(y) | (y <= 0)))
+                    exponent_hi=self.exponent_hi, distinct_replicates=distinct,
+                    estimand="exact" if deterministic else self.estimand)
+        by_mean = not deterministic and self.estimand == "mean"
+        bad_mask = ~np.isfinite(y) | ((y < 0) if by_mean else (y <= 0))
+        bad = int(np.sum(bad_mask))
+        if bad or (by_mean and np.any(mean <= 0)):
+            why = (f"{bad} value(s) are not finite and {'≥ 0' if by_mean else 'positive'} (censored or "
+                   f"undefined): no exponent is fitted" if bad else
+                   "the mean is 0 at some grid point: log E y is undefined, no exponent is fitted")
             return ScalingResult(**common, **base, verdict="inconclusive",
-                                 guarantee="deterministic" if self.deterministic else "asymptotic",
-                                 warnings=(f"{bad} value(s) are not finite and positive (censored or "
-                                           f"undefined): no exponent is fitted",),
-                                 exponent=math.nan,
-                                 exponent_ci=None if self.deterministic else (math.nan, math.nan),
-                                 deterministic=bool(self.deterministic))
-        ly = np.log(y)
-        slopes = np.array([slope_interval(lx, row, alpha)[0] for row in ly])
+                                 guarantee="deterministic" if deterministic else "asymptotic",
+                                 warnings=(why,), exponent=math.nan,
+                                 exponent_ci=None if deterministic else (math.nan, math.nan),
+                                 deterministic=deterministic)
+        xc = lx - lx.mean()
+        w = xc / float(xc @ xc)                  # least-squares weights on log axes
         warnings = []
-        deterministic = bool(self.deterministic)
-        spread = float(np.ptp(slopes)) if R > 1 else 0.0
-        if not deterministic and R > 1 and spread <= 1e-12 * max(1.0, float(np.abs(slopes).max())):
-            deterministic = True
-            warnings.append("all replicates give the same exponent: treated as deterministic "
-                            "(declare deterministic=True)")
         if deterministic:
-            slope = float(slopes[0])
-            local = tuple(float(v) for v in np.diff(ly[0]) / np.diff(lx))
+            ly0 = np.log(y[0])
+            slope = float(w @ ly0)
+            local = tuple(float(v) for v in np.diff(ly0) / np.diff(lx))
             verdict = "holds" if self.exponent_lo <= slope <= self.exponent_hi else "refuted"
             if local and not (self.exponent_lo <= local[-1] <= self.exponent_hi):
                 warnings.append(f"the last local slope {local[-1]:.4g} lies outside the window: the "
@@ -137,18 +207,50 @@ class ScalingClaim(Claim):
             return ScalingResult(**common, **base, verdict=verdict, guarantee="deterministic",
                                  warnings=tuple(warnings), exponent=slope,
                                  exponent_ci=None, deterministic=True, local_exponents=local)
-        lo, hi = t_interval(float(slopes.mean()), float(slopes.std(ddof=1)), R, alpha)
+        if by_mean:
+            est = float(w @ np.log(mean))
+            influence = (y / mean - 1.0) @ w     # delta method: b̂ − b ≈ mean of these
+        else:
+            influence = np.log(y) @ w            # per-replicate slopes
+            est = float(influence.mean())
+        sd = float(influence.std(ddof=1)) if R > 1 else math.nan
+        if R < 2 or not sd > 1e-12 * max(1.0, abs(est)):
+            tie = (f"all {R} replicates give the same exponent (no spread): a sample with no spread "
+                   f"cannot bound the {ESTIMANDS[self.estimand].split(' (')[0]} — a law that puts mass "
+                   f"≥ α^(1/R) on one value repeats it R times with probability ≥ α, whatever it puts "
+                   f"elsewhere. Inconclusive. If the quantity is computed exactly (it ignores rng), "
+                   f"declare deterministic=True (checked: two independent streams must agree bitwise)"
+                   if R >= 2 else f"only {R} replicate: no interval")
+            return ScalingResult(**common, **base, verdict="inconclusive", guarantee="asymptotic",
+                                 warnings=(tie,), exponent=est, exponent_ci=(-math.inf, math.inf),
+                                 deterministic=False)
+        lo, hi = t_interval(est, sd, R, alpha)
         verdict = self._window_verdict(lo, hi)
         if R < 5:
-            warnings.append(f"only {R} replicates: the t-interval is exact only for Gaussian slopes")
+            warnings.append(f"only {R} replicates: the t-interval is exact only for Gaussian "
+                            f"{'influence values' if by_mean else 'slopes'}")
+        if by_mean and R >= 10 and abs(sample_skewness(influence)) > 1:
+            warnings.append(f"the replicates' contributions to the exponent of E y are skewed (sample "
+                            f"skewness {sample_skewness(influence):.2g}): the mean of a right-skewed "
+                            f"quantity is often underestimated at {R} replicates and the delta-method "
+                            f"interval may undercover; more replicates, or estimand='log-mean' if the "
+                            f"statement is about typical (median-like) values")
+        if distinct < R:
+            warnings.append(f"only {distinct} distinct replicates among {R}: the measurement is discrete "
+                            f"(quantised); the t-interval over replicates is a large-R approximation")
         return ScalingResult(**common, **base, verdict=verdict, guarantee="asymptotic",
-                             warnings=tuple(warnings), exponent=float(slopes.mean()),
+                             warnings=tuple(warnings), exponent=est,
                              exponent_ci=(lo, hi), deterministic=False)
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class ScalingResult(Result, kind="scaling"):
-    """``y ∝ x^a``: the fitted exponent, its interval and the data."""
+    """``y ∝ x^a``: the fitted exponent, its interval and the data.
+
+    ``estimand`` says what the exponent is the exponent *of* (:data:`ESTIMANDS`, or
+    ``"exact"`` for a deterministic curve; random records written before it existed
+    were ``"log-mean"``); ``distinct_replicates``
+    counts the bitwise-distinct replicates (0: not recorded)."""
 
     unit: ClassVar[str] = "replicates"
 
@@ -162,6 +264,23 @@ class ScalingResult(Result, kind="scaling"):
     exponent_hi: float
     deterministic: bool = False
     local_exponents: tuple = ()
+    estimand: str = "log-mean"
+    distinct_replicates: int = 0
+
+    @property
+    def _of(self) -> str:
+        """What the exponent is of, in a few symbols."""
+        if self.deterministic:
+            return "y"
+        return {"mean": "E y", "log-mean": "E log y"}.get(self.estimand, self.estimand)
+
+    @property
+    def tied(self) -> bool:
+        """Random replicates whose exponents had no spread at all (decided inconclusive,
+        with an unbounded interval)."""
+        ci = self.exponent_ci
+        return (not self.deterministic and self.replicates >= 2 and ci is not None
+                and math.isfinite(self.exponent) and ci[0] == -math.inf and ci[1] == math.inf)
 
     def summary(self) -> str:
         n = summary_number
@@ -169,19 +288,23 @@ class ScalingResult(Result, kind="scaling"):
         if self.deterministic:
             local = (f"; local slopes {n(min(self.local_exponents))}…{n(max(self.local_exponents))}"
                      if self.local_exponents else "")
-            return f"exponent {n(self.exponent)} (exact fit over the grid{local}) vs {window}"
+            return (f"exponent {n(self.exponent)} (exact fit over the grid, {self.replicates} runs agree "
+                    f"bitwise{local}) vs {window}")
         ci = self.exponent_ci
-        return (f"exponent {n(self.exponent)} CI[{n(ci[0])}, {n(ci[1])}]"
-                f" vs {window} ({self.replicates} replicates)")
+        tied = ", no spread" if self.tied else ""
+        return (f"exponent of {self._of} {n(self.exponent)} CI[{n(ci[0])}, {n(ci[1])}]"
+                f" vs {window} ({self.replicates} replicates{tied})")
 
     def headline(self) -> str:
-        return (f"exponent = {fmt(self.exponent)} vs window [{fmt(self.exponent_lo)}, {fmt(self.exponent_hi)}]"
-                + ("" if self.deterministic else f" ({self.replicates} replicates)"))
+        return (f"exponent of {self._of} = {fmt(self.exponent)} vs window [{fmt(self.exponent_lo)}, "
+                f"{fmt(self.exponent_hi)}]" + ("" if self.deterministic else f" ({self.replicates} replicates)"))
 
     def interval(self, level):
         if self.exponent_ci is None:
             return None
-        return f"{level} t-CI [{fmt(self.exponent_ci[0])}, {fmt(self.exponent_ci[1])}] for the exponent"
+        how = {"mean": "delta-method t-CI", "log-mean": "t-CI"}.get(self.estimand, "t-CI")
+        what = ESTIMANDS.get(self.estimand, "the exponent")
+        return f"{level} {how} [{fmt(self.exponent_ci[0])}, {fmt(self.exponent_ci[1])}] for {what}"
 
     def _gap_to_window(self) -> float:
         e, lo, hi = self.exponent, self.exponent_lo, self.exponent_hi
@@ -221,6 +344,12 @@ class ScalingResult(Result, kind="scaling"):
             return ("method, not budget: some measured values are censored or not positive, so no exponent "
                     "is fitted; widen the grid (e.g. the range of M searched) until every replicate "
                     "yields a value, or fit the censored values with a survival model")
+        if self.tied:
+            return (f"method, not budget: the {self.replicates} replicates give the same exponent, and no "
+                    f"spread means no interval. If the quantity is computed exactly (fn ignores rng), "
+                    f"declare deterministic=True (two independent streams are then checked to agree "
+                    f"bitwise); if it is random with discrete outcomes, more replicates (a fresh run "
+                    f"with a new seed) until they differ")
         return self.budget_advice(self.budget_to_settle(),
                                   rule="Student-t half-width t·s/√N with the current sd s")
 

@@ -25,6 +25,8 @@ the library modules of :mod:`proofs_check.mismatch`):
   clipping, and token masking leaving the trust region unbounded (issue 15).
 * :mod:`.estimators_mc` — ``mismatch.mc.*``: Monte Carlo twins of the exact
   estimator claims, through the engine's sampling path (issue 15).
+* :mod:`.scalar` — ``mismatch.scalar.*``: Pinsker (two-point), the step of the
+  pm_kl closed form and the truncation constant, proved in ball arithmetic (issue 22).
 
 Importing this package registers the claims; nothing outside it imports it.
 """
@@ -39,3 +41,4 @@ from . import trm  # noqa: F401
 from . import truncation  # noqa: F401
 from . import ppo_clip  # noqa: F401
 from . import estimators_mc  # noqa: F401
+from . import scalar  # noqa: F401

@@ -27,6 +27,12 @@ _G = float(np.linalg.norm(_TG.g))
 #: almost-sure ranges of the projected errors (|⟨e, ĝ⟩| ≤ w_max K): naive w ≤ 1, MIS w ≤ C.
 _NAIVE_BOUNDS = (-(_TG.K + _G), _TG.K + _G)
 _MIS_BOUNDS = (-(MC_CASE["C"] * _TG.K + _G + _BM), MC_CASE["C"] * _TG.K + _G + _BM)
+#: issue 21: sequence IS weights ρ(y) ≤ ρ_max (the exact maximum over the pair's support), so
+#: |⟨e, ρ f − g⟩| ≤ ρ_max K + ‖g‖; and ‖ĝ − g‖ ≤ w_max K + ‖g‖ for the squared-error gap
+#: (TIS w ≤ C, IS w ≤ ρ_max).  Widened by 1e-9 (relative) for the float path of ρ.
+_PAD = 1.0 + 1e-9
+_IS_BOUNDS = (-(_TG.rho_max * _TG.K + _G) * _PAD, (_TG.rho_max * _TG.K + _G) * _PAD)
+_MSE_GAP_BOUNDS = (-((_TG.rho_max * _TG.K + _G) ** 2) * _PAD, (MC_CASE["C"] * _TG.K + _G) ** 2 * _PAD)
 _COMMON = dict(experiment=ESTIMATOR_MC, chunk_size=ESTIMATOR_MC.chunk_size, default_budget=20_000,
                quick_budget=1_000, version=1)
 _P = {**MC_CASE, "sampling": "y ∼ μ, per-token log-probs (estimator_samples)"}
@@ -53,9 +59,10 @@ for _side, _alt, _thr in (("upper", "less", 0.5 * _BN), ("lower", "greater", -0.
         source=paper("speed-kills", "estimators-mc", note="Monte Carlo twin of mismatch.identity.seq_is_unbiased"),
         label="CONFIRMED", params={**_P, "margin": "½‖b_naive‖"},
         reduce=functools.partial(projected_error, name="seq_is", direction="naive_bias"),
-        threshold=_thr, alternative=_alt, bounds=None, role="statement", expected="holds",
-        notes=_NOTE + " Exact mean 0; one side of an equivalence test.  No bounds declared "
-                      "(weights up to ρ_max): Hall's interval, asymptotic.", **_COMMON))
+        threshold=_thr, alternative=_alt, bounds=_IS_BOUNDS, role="statement", expected="holds",
+        notes=_NOTE + " Exact mean 0; one side of an equivalence test.  Bounded (issue 21): IS weights "
+                      "≤ ρ_max, so |⟨e, ĝ_IS − g⟩| ≤ ρ_max K + ‖g‖; anytime-valid betting (version 1: "
+                      "Hall's interval, asymptotic).", **{**_COMMON, "version": 2}))
     register(ComparisonClaim(
         id=f"mismatch.mc.mis_bias.{_side}",
         statement=f"sampled: the bias of sequence MIS along e' equals that of −E_π[f 1{{ρ > C}}] to "
@@ -78,6 +85,8 @@ register(ComparisonClaim(
                                      _TG.moments["seq_tis"].mse, _TG.moments["seq_is"].mse)),
     label="DERIVED", params=_P,
     reduce=functools.partial(squared_error_gap, a="seq_tis", b="seq_is"),
-    threshold=0.0, alternative="less", bounds=None, role="statement", expected="holds",
-    notes=_NOTE + " Exact mean MSE_TIS − MSE_IS < 0; heavy right tail of IS errors: Hall's "
-                  "interval, asymptotic.", **_COMMON))
+    threshold=0.0, alternative="less", bounds=_MSE_GAP_BOUNDS, role="statement", expected="holds",
+    notes=_NOTE + " Exact mean MSE_TIS − MSE_IS < 0; heavy right tail of IS errors.  Bounded (issue "
+                  "21): ‖ĝ_TIS − g‖ ≤ C K + ‖g‖ and ‖ĝ_IS − g‖ ≤ ρ_max K + ‖g‖, so the gap lies in "
+                  "[−(ρ_max K + ‖g‖)², (C K + ‖g‖)²]; anytime-valid betting (version 1: Hall's "
+                  "interval, asymptotic).", **{**_COMMON, "version": 2}))

@@ -3,7 +3,8 @@
 Curves from :mod:`proofs_check.mismatch.horizon`: the i.i.d. tilt (to T = 4096), random i.i.d.
 tilts, a near-one-hot tilt whose remainder grows like ``T²``, count-state tilts (lower bounds on
 the worst case), and the bounds' own exponents.  Exactly computed curves are
-``deterministic=True`` (one replicate, fit without a confidence interval).
+``deterministic=True`` (one curve, computed on two independent streams that must agree
+bitwise; fit without a confidence interval).
 """
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ register(ScalingClaim(
     statement="random i.i.d. tilts (μ(1) ∈ [0.2, 0.8], tilt ∈ [0.003, 0.02]): worst-case |Error| exponent ∈ [0.85, 1.15]",
     source=ours("horizon", "our measurement for the OPEN horizon question"), label="OPEN", params={"T": list(T_GRID)},
     fn=functools.partial(iid_tilt_curve, quantity="abs_error", T_grid=T_GRID, random=True), x=T_GRID,
+    estimand="log-mean",  # each tilt's own growth law: the mean per-tilt exponent (slope of E log y)
     exponent_lo=0.85, exponent_hi=1.15, chunk_size=4, default_budget=16, quick_budget=4, **MEASURE))
 for _key, _what, _lo, _hi in (("pm_kl", "the Pinsker–marginal KL bound grows like T^{3/2} at fixed δ", 1.4, 1.55),
                               ("classical", "the classical bound grows like T²", 1.95, 2.05)):
@@ -41,7 +43,12 @@ for _key, _what, _lo, _hi in (("pm_kl", "the Pinsker–marginal KL bound grows l
         id=f"mismatch.scaling.{_key}_bound", statement=f"{_what} (exponent ∈ [{_lo}, {_hi}])",
         source=paper("trm", "bounds"), label="CONFIRMED", params={"m1": 0.5, "tilt": 0.01, "T": list(T_GRID_LONG)},
         fn=functools.partial(iid_tilt_curve, quantity=_key, T_grid=T_GRID_LONG), x=T_GRID_LONG,
-        exponent_lo=_lo, exponent_hi=_hi, **DETERMINISTIC, **HOLDS))
+        exponent_lo=_lo, exponent_hi=_hi,
+        notes="a measurement, not evidence (issue 21 §10): the bound is a closed form whose exponent "
+              "in T is settled by its formula before any run; the claim checks that the implemented "
+              "curve has it (a regression check of the formula's code — a mutation of the code moves "
+              "it), so it is not counted as a statement that could have failed in the mathematics",
+        **DETERMINISTIC, **MEASURE))
 register(ScalingClaim(
     id="mismatch.scaling.near_deterministic_tilt",
     statement="near-one-hot i.i.d. tilt μ=(1−a, a), π=(1−a−ε, a+ε), a=1e-9, ε=1e-6: worst-case |Error| grows "

@@ -28,6 +28,7 @@ from ..experiments import (ENV_SWEEPS, FINITE_SWEEPS, MSTAR_GRID, SMALLEST_M, SM
                            SWEEP_FAMILIES)
 from ..regret_sweep import (env_gap, env_sweep_ms, family_label, final_gap, smallest_m_isotonic_per_d,
                             smallest_m_per_d)
+from ._bounds import regret_gap_variance_bound
 
 _SOURCE_NOTE = ("the abstract's 'regret comparable to exact Thompson sampling with Θ(d log T) "
                 "ensemble sizes'; orders CONFIRMED, constants OPEN; ")
@@ -51,21 +52,23 @@ for _d, _exp in FINITE_SWEEPS.items():
             reduce=functools.partial(final_gap, d=_d, label=EnsemblePP(8 * _d, _idx, _pert).label,
                                      margin=0.10),
             threshold=0.0, alternative="less",
-            # bounds=None: per round 0 ≤ r_t ≤ Δ = max_x xᵀθ* − min_x xᵀθ*, so the only
-            # almost-sure range is d ∈ [−1.1·T·Δ, T·Δ], with Δ unbounded (θ* ~ N(0, 10 I)).
-            # Normalising by T·Δ makes d ∈ [−1.1, 1] but the effects are ≈ 2e-4 of that range
-            # (regret ≈ 130 vs T·Δ ≈ 3e4 at d = 10): a betting sequence cannot decide at
-            # 50 repetitions.  The engine's skewness-corrected interval decides (asymptotic;
-            # the differences are right-skewed, skew 1.2–2.9).
-            bounds=None,
+            # Per round 0 ≤ r_t ≤ Δ = max_x xᵀθ* − min_x xᵀθ*, so d ∈ [−1.1·T·Δ, T·Δ], with Δ
+            # unbounded (θ* ~ N(0, 10 I)): no almost-sure range.  Issue 21: the declared
+            # variance bound max(1, c)²·T²·E[Δ²] (regret_gap_variance_bound) is true, so the
+            # verdict is anytime-valid (Catoni); it is ≈ 10⁵–10⁶ times the observed variance, so at
+            # these budgets the verdict is inconclusive.  Version 2 read Hall's interval
+            # (asymptotic, right-skewed differences, skew 1.2–2.9).
+            variance_bound=regret_gap_variance_bound("finite", _d, _T, 1.10),
             chunk_size=_exp.chunk_size, default_budget=50, quick_budget=10, role="statement",
-            expected=None, version=2,
+            expected=None, version=3,
             notes="Reads the stored sweep of its d (TS, LinUCB, greedy, every family and M on "
                   "common random numbers; one fresh root seed per repetition, so the paired "
                   "differences are independent); the six families of one d and the regret "
                   "figures read the same chunks, so their verdicts are correlated, each valid on "
-                  "its own.  Margin rule: 10%, 'comparable to TS'.  No bounds: regret has no "
-                  "useful almost-sure range; verdict asymptotic."))
+                  "its own.  Margin rule: 10%, 'comparable to TS'.  Regret has no almost-sure "
+                  "range (Gaussian θ*); declared variance bound max(1, 1.1)²·T²·E[Δ²] with "
+                  "Δ ≤ 2h‖θ*‖₁ (regret_gap_variance_bound): anytime-valid, inconclusive at this "
+                  "budget (version 3, issue 21; version 2 read Hall's asymptotic interval)."))
 
 
 def _smallest_m_law(id, statement, *, theory, note, exp, params, reduce, default_budget, version, notes):
@@ -77,6 +80,9 @@ def _smallest_m_law(id, statement, *, theory, note, exp, params, reduce, default
                       note=_SOURCE_NOTE + note),
         label="OPEN", params=params,
         x=list(exp.params["d"]), exponent_lo=0.5, exponent_hi=1.5,
+        # M* is read off a geometric grid, so each replicate's error is additive on the log
+        # scale: the mean per-replicate slope (slope of E log M*), ties never decide it
+        estimand="log-mean",
         experiment=exp, reduce=reduce,
         chunk_size=exp.chunk_size, default_budget=default_budget, quick_budget=2, role="statement",
         expected=None, version=version, notes=notes))
@@ -116,15 +122,32 @@ _BELOW_FACTOR = 1.25
 def _env_comparison(kind, d, exp, name, *, M, factor, alternative, statement, source, label, expected,
                     margin, notes):
     """Register ``ensemble.regret.<kind>.d<d>.<name>``: the sign of ``E[R_EPP(M) − factor·R_TS]``
-    on the environment sweep ``exp`` (``margin``: the params entry naming the factor)."""
+    on the environment sweep ``exp`` (``margin``: the params entry naming the factor).
+
+    Issue 21: a claim without an expected verdict declares the true variance bound
+    max(1, c)²·T²·E[Δ²] (Δ ≤ 2‖θ*‖ on unit-norm arms; :func:`regret_gap_variance_bound`) and is
+    anytime-valid (inconclusive at these budgets).  A claim expected to hold keeps Hall's
+    interval (asymptotic, always warned, not settled for ``--fail-on``): the true bound is 10³–10⁴
+    times the observed variance, so declaring it would make the expected verdict unreachable;
+    it is listed as pending in tests/engine/test_comparison_routes.py."""
+    declared = expected is None
     register(ComparisonClaim(
         id=f"ensemble.regret.{kind}.d{d}.{name}", statement=statement, source=source, label=label,
         params={"env": kind, "d": d, "K": exp.params["K"], "T": exp.params["T"], "M": M, **margin,
                 "sweep_ms": list(env_sweep_ms(d))},
         experiment=exp, reduce=functools.partial(env_gap, d=d, M=M, factor=factor),
-        threshold=0.0, alternative=alternative, bounds=None,
+        threshold=0.0, alternative=alternative,
+        variance_bound=regret_gap_variance_bound(kind, d, exp.params["T"], factor) if declared else None,
         chunk_size=exp.chunk_size, default_budget=100, quick_budget=10, role="statement",
-        expected=expected, version=1, notes=notes))
+        expected=expected, version=2 if declared else 1,
+        notes=notes + ("  Regret has no almost-sure range (Gaussian θ*); declared variance bound "
+                       "max(1, c)²·T²·E[Δ²], Δ ≤ 2‖θ*‖ (regret_gap_variance_bound): anytime-valid "
+                       "(version 2, issue 21; version 1 read Hall's asymptotic interval)."
+                       if declared else
+                       "  No bounds: Hall's skewness-corrected interval, guarantee asymptotic (always "
+                       "warned, not settled for --fail-on); the true variance bound "
+                       "(regret_gap_variance_bound) is too loose to reach the expected verdict "
+                       "(issue 21: pending a bounded reformulation).")))
 
 
 for (_kind, _d), _exp in ENV_SWEEPS.items():
@@ -146,8 +169,7 @@ for (_kind, _d), _exp in ENV_SWEEPS.items():
         expected="holds" if _kind == "compact" else None, margin={"factor": _BELOW_FACTOR},
         notes="Reads the stored sweep of its environment and d (TS and Gaussian Ensemble++ at "
               "M ∈ {d/4, d/2, d, 2d, 4d, 8d} on common random numbers; one fresh instance per "
-              "repetition).  No bounds (regret has no useful almost-sure range): Hall's "
-              "skewness-corrected interval, guarantee asymptotic.")
+              "repetition).")
     _env_comparison(
         _kind, _d, _exp, "at_8d", M=8 * _d, factor=1.10, alternative="less",
         statement=f"{_ENV_TEXT[_kind]}, d = {_d}, T = {_T}: Gaussian Ensemble++ with M = 8d = "
@@ -159,7 +181,7 @@ for (_kind, _d), _exp in ENV_SWEEPS.items():
                                           "our operationalisation"),
         label="OPEN", expected=None, margin={"margin": 0.10},
         notes="Same stored sweep as the below_d claim of this environment and d (correlated "
-              "verdicts, each valid on its own).  Asymptotic (Hall) interval.")
+              "verdicts, each valid on its own).")
 
 _smallest_m_law(
     "ensemble.regret.smallest_m_vs_d.isotonic",

@@ -27,6 +27,9 @@ def _sup_scaling(name, exp, says, *, note, window, default_budget, quick_budget,
         source=Source(papers=_SEQJL, theory="ensemble.md#tracking", note=note),
         label="DERIVED", params=dict(exp.params),
         x=list(exp.params[exp.params["vary"]]), exponent_lo=window[0], exponent_hi=window[1],
+        # the derived level is a high-probability (typical-size) bound, not an expectation:
+        # the slope of E log(sup error), which is that of its median for a symmetric log
+        estimand="log-mean",
         experiment=exp, reduce=functools.partial(sup_errors, start="random"),
         chunk_size=exp.chunk_size, default_budget=default_budget, quick_budget=quick_budget,
         role="statement", expected=expected, version=2, notes=notes))
