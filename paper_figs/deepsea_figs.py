@@ -139,32 +139,38 @@ def deepsea_scaling(*, quick: bool, seed: int):
 
 
 @figure("deepsea_compute", width="column",
-        caption="CPU time per environment step (fit, act, update; one instance) of exact RLSVI and "
-                "HyperAgent (closed form and SGD) on DeepSea(N), agents interleaved in each round; "
-                "line = median over rounds, band = min–max. Measures time, so it is not "
-                "byte-stable. Supports the compute part of claims ensemble.deepsea.*.",
+        caption="CPU time per environment step (fit, act and update; one instance) of exact RLSVI and "
+                "HyperAgent (closed form and SGD) on DeepSea(N). The agents are interleaved within each timing "
+                "round; a small dot is one round, a large marker the median over rounds, the bar the min–max "
+                "range. Points are dodged sideways by agent; lines join the medians only in the full build (five "
+                "sizes N), so that a quick build's few noisy sizes are not read as a trend. The figure measures time, so "
+                "it is not byte-stable. Supports the compute part of claims ensemble.deepsea.*.",
         claims=("ensemble.deepsea.hyper.*",))
 def deepsea_compute(*, quick: bool, seed: int):
-    fig, ax2 = new_figure(height=3.4)
+    fig, ax2 = new_figure(height=3.0)
     data = {"seed": seed}
-    Ns_t = (5, 10) if quick else (10, 20, 30, 40, 50)
+    Ns_t = (5, 10, 20) if quick else (10, 20, 30, 40, 50)
     agents_t = ("rlsvi", "hyper", "hyper_sgd")
-    t = step_times(Ns_t, agents=agents_t, episodes=3 if quick else 10, reps=2 if quick else 3,
-                   seed=seed)
+    t = step_times(Ns_t, agents=agents_t, episodes=3 if quick else 10, reps=3, seed=seed)
     sps = np.asarray(t["seconds_per_step"])                 # (reps, agents, Ns)
     medt = np.median(sps, axis=0) * 1e6
+    trend = not quick                   # five sizes: the medians may be joined; a quick build's few are not
     for i, agent in enumerate(agents_t):
         label, color, marker = _STYLE[agent]
-        ax2.plot(Ns_t, medt[i], color=color, marker=marker, ms=3.5, label=label + " (median)")
-        ax2.fill_between(Ns_t, sps[:, i].min(axis=0) * 1e6, sps[:, i].max(axis=0) * 1e6,
-                         color=color, alpha=0.15, lw=0)
+        x = np.asarray(Ns_t, float) * 10 ** (0.015 * (i - 1))   # dodged sideways (log axis)
+        lo, hi = sps[:, i].min(axis=0) * 1e6, sps[:, i].max(axis=0) * 1e6
+        ax2.errorbar(x, medt[i], yerr=[medt[i] - lo, hi - medt[i]], color=color, marker=marker, ms=4,
+                     ls="-" if trend else "", lw=0.8, capsize=2, label=label)
+        for r in range(sps.shape[0]):
+            ax2.plot(x, sps[r, i] * 1e6, ls="", marker=marker, ms=1.8, color=color, alpha=0.5)
     ax2.set_xscale("log")
     ax2.set_xlabel("DeepSea size N")
     grid_ticks(ax2, Ns_t)
+    ax2.set_xlim(Ns_t[0] / 1.2, Ns_t[-1] * 1.2)
     ax2.set_ylim(bottom=0)              # linear: the times span less than a decade
-    ax2.set_ylabel("CPU time per step [µs] (band: min–max)")
-    ax2.set_title(f"batch 1, {sps.shape[0]} interleaved rounds")
-    ax2.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1)
+    ax2.set_ylabel("CPU time per step (µs)")
+    ax2.set_title(f"time per step, median and range of {sps.shape[0]} rounds")
+    fig.legend(*ax2.get_legend_handles_labels(), loc="outside lower center", ncol=2, columnspacing=0.8)
     data["step_times"] = {"Ns": list(Ns_t), "agents": list(agents_t),
                           "median_us": medt.tolist(), "all_s": sps.tolist(),
                           "ratio_hyper_to_rlsvi": (medt[1] / medt[0]).tolist()}

@@ -3,7 +3,7 @@
 * ``ensemble_tracking_vs_m`` — sup tracking error vs M (log–log), random vs
   Haar start on the same seeds, with the 2√(d/M) line;
 * ``ensemble_tracking_vs_d_T`` — the same error at M = 8d vs d, and vs T;
-* ``ensemble_regret_vs_m`` — final regret vs M per family, d ∈ {10, 50},
+* ``ensemble_regret_vs_m`` — final regret relative to exact TS vs M per family group, d ∈ {10, 50},
   K = 1000, T = 2000, 50 repetitions, with the exact-TS level and band;
 * ``ensemble_regret_curves`` — cumulative regret over time for TS, three
   Ensemble++ families, classic ensemble sampling, LinUCB and greedy.
@@ -12,18 +12,20 @@ Every Monte Carlo number comes from :func:`proofs_check.engine.measure` of an
 experiment of :mod:`seqproj.ensemble` under the engine's seeding — the same
 experiments, hence the same chunks, the ``ensemble.tracking.*`` and
 ``ensemble.regret.finite.*`` claims reduce.  ``quick=True`` measures smaller
-experiments of the same functions (a few seconds); the numbers plotted are
-returned as the figure's data.
+experiments of the same functions (a few seconds), except the regret figures, which read
+the claims' own d = 10 experiment (K = 1000, T = 2000) at one chunk of 5 repetitions
+(about 10 s); the numbers plotted are returned as the figure's data.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import matplotlib.ticker
 import numpy as np
 
 from proofs_check.engine import measure
-from seqproj.ensemble import RegretSweep, family_label, finite_sweep, smallest_m_within, tracking_experiment
+from seqproj.ensemble import RegretSweep, family_label, smallest_m_within, tracking_experiment
 from seqproj.ensemble.experiments import (FINITE_SWEEPS, SWEEP_FAMILIES, TRACK_SETUP, TRACKING_VS_D,
                                           TRACKING_VS_M, TRACKING_VS_T)
 
@@ -50,16 +52,37 @@ def _tracking(vary: str, quick: bool):
     return exp, 2
 
 
+#: Repetitions of the quick regret figures: one chunk of the claims' own experiment.
+_QUICK_SWEEP_REPS = 5
+
+
+@functools.lru_cache(maxsize=4)
 def _sweep(d: int, quick: bool, seed: int) -> RegretSweep:
-    """The finite-arm sweep at ``d`` read back from its stored chunks."""
-    if quick:
-        exp = finite_sweep(d, K=100, T=200, ms=(1, 2, 4, 8 * d))
-        return RegretSweep.from_measurement(measure(exp, 4, seed=seed))
-    return RegretSweep.from_measurement(measure(FINITE_SWEEPS[d], _SWEEP_REPS, seed=seed))
+    """The finite-arm sweep at ``d`` read back from its stored chunks: the claims' own experiment
+    (:data:`FINITE_SWEEPS`: K = 1000, T = 2000, the claims' M grid); quick reads fewer repetitions
+    (its first chunk).  Cached: two figures read the same sweep."""
+    return RegretSweep.from_measurement(measure(FINITE_SWEEPS[d], _QUICK_SWEEP_REPS if quick else _SWEEP_REPS,
+                                                seed=seed))
 
 
 def _sweep_ds(quick):
-    return (3, 5) if quick else tuple(FINITE_SWEEPS)
+    """The claims' dimensions; a quick build reads only the smaller one (d = 50 costs ~30 s per chunk)."""
+    ds = tuple(FINITE_SWEEPS)
+    return ds[:1] if quick else ds
+
+
+#: Plain names of the agents of the regret sweeps (the code's labels are family identifiers).
+_PLAIN = {"gaussian": "Gaussian index", "sphere": "sphere index", "cube": "cube index",
+          "signed_coord": "signed-coordinate index", "sparse": "sparse index",
+          "ES": "ensemble sampling (one-hot)", "TS": "exact Thompson sampling", "LinUCB": "LinUCB",
+          "Greedy": "greedy"}
+
+
+def plain_agent(label: str) -> str:
+    """``"gaussian[M=40]"`` -> ``"Gaussian index, M = 40"``; unknown labels are returned as they are."""
+    fam, _, rest = label.partition("[")
+    name = _PLAIN.get(fam, fam)
+    return f"{name}, {rest.rstrip(']').replace('=', ' = ')}" if rest else name
 
 
 def _median_q(vals):
@@ -93,7 +116,8 @@ def tracking_vs_m(*, quick: bool, seed: int):
         data[init] = {"median": med, "q25": [s[1] for s in stats], "q75": [s[2] for s in stats]}
         ax.errorbar(ms, med, yerr=[[v - s[1] for v, s in zip(med, stats)],
                                    [s[2] - v for v, s in zip(med, stats)]],
-                    marker=mk, color=c, ls="-", label=f"{init} start (median, IQR)")
+                    marker=mk, color=c, ls="-",
+                    label=f"{'Haar' if init == 'haar' else 'random'} start (median, IQR)")
     mm = np.geomspace(ms[0], ms[-1], 50)
     ax.plot(mm, 2 * np.sqrt(d / mm), "k--", lw=0.9, label=r"$2\sqrt{d/M}$")
     ax.plot(mm, 2 * np.sqrt(d / mm) + d / mm, "k:", lw=0.9, label=r"$2\sqrt{d/M}+d/M$ (MP edge)")
@@ -160,56 +184,86 @@ def tracking_vs_d_T(*, quick: bool, seed: int):
 
 
 @figure("ensemble_regret_vs_m",
-        caption="Mean final regret of linear Ensemble++ (five index families) and classic ensemble "
-                "sampling against the ensemble size M, 95% t-intervals over repetitions, with the exact "
-                "Thompson sampling level (line, 95% band) and TS + 10% (dotted); one panel per dimension d. "
-                "The smallest M within 10% of TS is the quantity of ensemble.regret.finite.* and "
+        caption="Final regret of linear Ensemble++ and classic ensemble sampling relative to exact Thompson "
+                "sampling, against the ensemble size M: mean final regret divided by TS's on the same "
+                "repetitions (paired bootstrap 95% intervals), one row per dimension d of the claims (d = 10 and "
+                "50, K = 1000 arms, T = 2000; a quick build reads the claims' d = 10 experiment only, at 5 "
+                "repetitions), one column per group of index families. 1 = parity with TS (the grey band is "
+                "TS's own 95% interval relative to its mean), dotted = TS + 10%. The continuous indices "
+                "(Gaussian, sphere, cube) reach TS as M grows; signed-coordinate and sparse indices get worse "
+                "with M. The smallest M within 10% of TS is the quantity of ensemble.regret.finite.* and "
                 "ensemble.regret.smallest_m_vs_d.",
         claims=("ensemble.regret.finite.*", "ensemble.regret.smallest_m_vs_d"), width="page")
 def regret_vs_m(*, quick: bool, seed: int):
     ds = _sweep_ds(quick)
-    fig, axes = new_figure(ncols=len(ds), height=2.6)
-    data = {"d": list(ds), "seed": seed, "margin": 0.10, "panels": []}
-    for ax, d in zip(axes, ds):
+    groups = (("continuous indices", ("gaussian", "sphere", "cube")),
+              ("discrete indices", ("signed_coord", "sparse")),
+              ("ensemble sampling", ("ES",)))
+    style_of = {family_label(idx, pert): j for j, (idx, pert) in enumerate(SWEEP_FAMILIES)}
+    fig, axes = new_figure(ncols=len(groups), nrows=len(ds), height=2.05 * len(ds) + 0.25, sharex="row",
+                           sharey="row", squeeze=False)
+    data = {"d": list(ds), "seed": seed, "margin": 0.10, "panels": [],
+            "note": "ratio = mean final regret of the agent / mean final regret of TS over the same "
+                    "repetitions; 95% interval by a paired bootstrap over repetitions"}
+    nb = 500 if quick else 2000
+    rng = np.random.default_rng(seed)
+    for row, d in zip(axes, ds):
         res = _sweep(d, quick, seed)
+        ts = res.final[res.index("TS")]                              # final[agent, repetition]
         ts_m, (ts_lo, ts_hi) = res.final_mean_ci("TS")
-        ax.axhspan(ts_lo, ts_hi, color="k", alpha=0.12, lw=0)
-        ref_line(ax, y=ts_m, color="k", ls="-", lw=1.1, label="exact TS (95% CI)")
-        ref_line(ax, y=1.1 * ts_m, color="k", lw=0.8, ls=":", label="TS + 10%")
+        boot = rng.integers(0, res.n_reps, size=(nb, res.n_reps))
         panel = {"d": d, "T": res.T, "n_reps": res.n_reps, "TS": [ts_m, ts_lo, ts_hi], "families": {}}
         for lab in ("LinUCB", "Greedy"):
             m, ci = res.final_mean_ci(lab)
             panel[lab] = [m, ci[0], ci[1]]
-        for idx, pert in SWEEP_FAMILIES:
-            fam = family_label(idx, pert)
-            ms = list(res.ms)
-            vals = [res.final_mean_ci(f"{fam}[M={M}]") for M in ms]
-            mean = [v[0] for v in vals]
-            # lower bars clipped at 95% of the mean (log axis)
-            ax.errorbar(ms, mean, yerr=[[min(m - v[1][0], 0.95 * m) for m, v in zip(mean, vals)],
-                                        [v[1][1] - m for m, v in zip(mean, vals)]],
-                        lw=1, label="ensemble sampling (one-hot)" if fam == "ES" else fam)
-            nb = 500 if quick else 2000
-            sm = smallest_m_within(res, idx, pert, margin=0.10, n_boot=nb, seed=seed)
-            sm1 = smallest_m_within(res, idx, pert, margin=0.10, n_boot=nb, seed=seed, rule="first")
-            panel["families"][fam] = {"M": list(ms), "mean": mean,
-                                      "ci": [list(v[1]) for v in vals], "smallest_M": sm.to_dict(),
-                                      "first_M_within": sm1.to_dict()}
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        grid_ticks(ax, ms, "x", "%d")
-        ax.set_xlabel("ensemble size M")
-        ax.set_title(f"d = {d}, K = {'100' if quick else '1000'}, T = {res.T}, {res.n_reps} reps")
+        ms = list(res.ms)
+        for ax, (title, fams) in zip(row, groups):
+            ax.axhspan(ts_lo / ts_m, ts_hi / ts_m, color="k", alpha=0.10, lw=0)
+            ref_line(ax, y=1.0, color="k", ls="-", lw=1.0)
+            ref_line(ax, y=1.1, color="k", lw=0.8, ls=":")
+            for fam in fams:
+                j = style_of[fam]
+                idx, pert = SWEEP_FAMILIES[j]
+                cols = [res.index(f"{fam}[M={M}]") for M in ms]
+                vals = res.final[cols].T                                   # repetitions × M
+                ratio = vals.mean(axis=0) / ts.mean()
+                rb = vals[boot].mean(axis=1) / ts[boot].mean(axis=1)[:, None]
+                lo, hi = np.quantile(rb, [0.025, 0.975], axis=0)
+                dodge = 10 ** (0.025 * (fams.index(fam) - (len(fams) - 1) / 2))
+                ax.errorbar(np.asarray(ms) * dodge, ratio, yerr=[ratio - lo, hi - ratio], color=f"C{j}",
+                            marker="osD^vP"[j], ls=("-", "--", "-.", ":", "-", "--")[j], lw=1, ms=3,
+                            label=plain_agent(fam))
+                sm = smallest_m_within(res, idx, pert, margin=0.10, n_boot=nb, seed=seed)
+                sm1 = smallest_m_within(res, idx, pert, margin=0.10, n_boot=nb, seed=seed, rule="first")
+                m_abs = [res.final_mean_ci(f"{fam}[M={M}]") for M in ms]
+                panel["families"][fam] = {"M": ms, "mean": [v[0] for v in m_abs],
+                                          "ci": [list(v[1]) for v in m_abs], "ratio_to_TS": ratio.tolist(),
+                                          "ratio_ci": [lo.tolist(), hi.tolist()],
+                                          "smallest_M": sm.to_dict(), "first_M_within": sm1.to_dict()}
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            grid_ticks(ax, ms, "x", "%d", every=2)
+            ax.yaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+            ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+            ax.set_title(f"{title}, d = {d}")
+            ax.legend(loc="upper right", fontsize=7, handlelength=1.8)
+        row[0].set_ylabel("final regret / TS's")
         data["panels"].append(panel)
-    axes[0].set_ylabel("mean final regret (95% CI)")
-    panel_letters(axes)
-    fig.legend(*axes[-1].get_legend_handles_labels(), loc="outside right center")
+    for ax in axes[-1]:
+        ax.set_xlabel("ensemble size M")
+    n_reps = data["panels"][0]["n_reps"]
+    scope = (f"quick build: d = {ds[0]} only, {n_reps} repetitions (full: d = "
+             f"{' and '.join(map(str, FINITE_SWEEPS))}, {_SWEEP_REPS} repetitions)" if quick
+             else f"{n_reps} repetitions per point")
+    fig.suptitle(f"K = 1000 arms, T = 2000 rounds, {scope}\nline: parity with exact TS (band: its 95% CI), "
+                 f"dotted: TS + 10%", fontsize=7)
+    panel_letters(axes.flat)
     return fig, data
 
 
 @figure("ensemble_regret_curves",
         caption="Cumulative regret over rounds at M = 8d on the finite-arm problem: (a) every agent, mean "
-                "with pointwise 95% t-band over repetitions (linear axis); (b) the comparison that matters, "
+                "with pointwise 95% t-band over repetitions (logarithmic axis); (b) the comparison that matters, "
                 "each ensemble agent's cumulative regret minus exact Thompson sampling's on the same "
                 "repetition (paired difference, mean and 95% t-band), with 0 = parity with TS. The curves "
                 "that coincide in (a) separate in (b). Data of ensemble.regret.finite.*.",
@@ -227,9 +281,9 @@ def regret_curves(*, quick: bool, seed: int):
     every = max(1, len(t) // 8)
     for i, lab in enumerate(res.curve_labels):
         mean, lo, hi = res.curve_mean_ci(lab)
-        line, = a.plot(t, mean, label=lab, markevery=(i * every // 7, every),
+        line, = a.plot(t, mean, label=plain_agent(lab.split("[")[0]), markevery=(i * every // 7, every),
                        zorder=3 if lab == "TS" else 2)      # the reference agent on top
-        a.fill_between(t, np.maximum(lo, 0), hi, color=line.get_color(), alpha=0.12, lw=0)
+        a.fill_between(t, np.maximum(lo, 0.5 * mean), hi, color=line.get_color(), alpha=0.12, lw=0)
         data["curves"][lab] = {"t": t.tolist(), "mean": mean.tolist(), "lo": lo.tolist(),
                                "hi": hi.tolist()}
     ts = res.curve[:, res.curve_labels.index("TS"), :]
@@ -241,17 +295,19 @@ def regret_curves(*, quick: bool, seed: int):
         diff = res.curve[:, res.curve_labels.index(lab), :] - ts
         m = diff.mean(axis=0)
         h = q * diff.std(axis=0, ddof=1) / math.sqrt(res.n_reps) if res.n_reps > 1 else np.zeros_like(m)
-        line, = b.plot(t, m, label=lab, markevery=(i * every // 7, every))
+        line, = b.plot(t, m, label=plain_agent(lab.split("[")[0]), markevery=(i * every // 7, every))
         b.fill_between(t, m - h, m + h, color=line.get_color(), alpha=0.12, lw=0)
         data["minus_TS"][lab] = {"mean": m.tolist(), "lo": (m - h).tolist(), "hi": (m + h).tolist()}
     ref_line(b, y=0.0, color="k", ls="-", lw=0.8, label="parity with TS")
     for ax in (a, b):
         ax.set_xlabel("round t")
+    a.set_yscale("log")
     a.set_ylabel("cumulative regret")
     b.set_ylabel("cumulative regret − TS (paired)")
-    a.set_title(f"d = {d}, M = 8d = {M}, {res.n_reps} reps")
+    a.set_title(f"every agent: d = {d}, M = 8d = {M}, {res.n_reps} reps")
     b.set_title("ensemble agents minus exact TS")
-    a.legend(loc="upper left", ncol=2)
-    b.legend(loc="upper left")
+    handles, labels = a.get_legend_handles_labels()
+    hb, lb = b.get_legend_handles_labels()
+    fig.legend(handles + hb[-1:], labels + lb[-1:], loc="outside lower center", ncol=4, columnspacing=0.8)
     panel_letters((a, b))
     return fig, data

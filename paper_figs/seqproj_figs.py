@@ -25,14 +25,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from proofs_check.engine import clopper_pearson, make_executor, measure
+from matplotlib.patches import Rectangle
+
+from proofs_check.engine import clopper_pearson, get_claim, make_executor, measure
 from seqproj import (FAMILIES, empirical_min_dim, fixed_vector_jl_failure_bound, sequential_jl_min_dim,
                      sklearn_jl_min_dim, union_bound_jl_min_dim)
 from seqproj.experiments import (DELTA, EPS, FIXED_TIME_T, TAILS_M, T, band_experiment,
                                  fixed_time_experiment, tails_experiment)
 
 from .registry import figure
-from .style import delta_line, grid_ticks, new_figure, panel_letters, theorem_M_line
+from .style import delta_line, grid_ticks, new_figure, panel_letters, ref_line, theorem_M_line
 
 
 def _estimate(k, n):
@@ -97,47 +99,78 @@ def failure_vs_M(*, quick: bool, seed: int):
 
 
 @figure("seqproj_fixed_vs_uniform",
-        caption="Under the stopping adversary the failure at the fixed time t = T (markers) equals the "
-                "time-uniform failure at some t ≤ T (wide pale line) — the same events — and exceeds the "
-                "fixed-vector Dasgupta–Gupta bound (dotted), which a fixed design (triangles) obeys: (a) "
-                "sphere, (b) Gaussian columns, ε = 0.5, T = 500, exact 95% Clopper–Pearson bands. "
-                "Supports seqproj.fixed_time.stopping.sphere, seqproj.fixed_time.stopping.gaussian and "
-                "seqproj.fixed_time.constant.gaussian.",
+        caption="Fixed-time JL fails under a predictable stopping adversary. (a) Failure probability at the "
+                "fixed time t = T against M (ε = 0.5, T = 500): stopping adversary (filled markers; identical to "
+                "the time-uniform failure at some t ≤ T, the same events, pale band) and a fixed design (open "
+                "markers), sphere and Gaussian columns, with the fixed-vector Dasgupta–Gupta bound (dotted); "
+                "exact 95% Clopper–Pearson bands. (b) Zoom at the claims' M = 32, measured at the claims' own "
+                "budget (95% Clopper–Pearson intervals): the stopping adversary's failure and its interval lie "
+                "above the bound 0.527; the fixed design, in (a), stays far below it. Supports seqproj.fixed_time.stopping.sphere, "
+                "seqproj.fixed_time.stopping.gaussian and seqproj.fixed_time.constant.gaussian.",
         claims=("seqproj.fixed_time.*",), width="page", chunks_of=("seqproj.fixed_time.*",))
 def fixed_vs_uniform(*, quick: bool, seed: int):
     Ms = [16, 24, 32, 48, 64, 96, 128] if not quick else [16, 32, 64]
     Tb = FIXED_TIME_T
     n = 10_000 if quick else 50_000            # whole chunks of 10 000
-    fig, axes = new_figure(ncols=2, height=2.7, sharey=True)
+    fig, (ax, az) = new_figure(ncols=2, height=2.75, gridspec_kw={"width_ratios": (1.45, 1)})
     data = {"eps": EPS, "T": Tb, "M": Ms, "trials_per_point": n, "curves": {}}
-    labels = ("stopping, out of band at t = T", "stopping, time-uniform (some t ≤ T)",
-              "fixed design, out of band at t = T")
     dg = [float(fixed_vector_jl_failure_bound(M, EPS)) for M in Ms]
+    fams = (("sphere", "sphere", "C0", "o"), ("gaussian", "Gaussian", "C1", "s"))
+    zoom = {}
     with make_executor("threads") as ex:
-        for ax, fam in zip(axes, ("sphere", "gaussian")):
-            curves = {lab: [] for lab in labels}
+        for fam, name, col, mk in fams:
+            stop, unif, fixed = [], [], []
             for M in Ms:
                 a, b = _measure(["out_at_T", "failed"], ex, seed, n, fixed_time_experiment(M, fam, "stopping"))
                 c, = _measure(["out_at_T"], ex, seed, n, fixed_time_experiment(M, fam, "constant"))
-                curves[labels[0]].append(a)
-                curves[labels[1]].append(b)
-                curves[labels[2]].append(c)
+                stop.append(a)
+                unif.append(b)
+                fixed.append(c)
+            data["curves"][f"{fam}: stopping, out of band at t = T"] = stop
+            data["curves"][f"{fam}: stopping, time-uniform (some t ≤ T)"] = unif
+            data["curves"][f"{fam}: fixed design, out of band at t = T"] = fixed
             # time-uniform first, wide and pale, so the identical fixed-time points sit visibly on it
-            _plot_curve(ax, Ms, curves[labels[1]], labels[1], marker="", ls="-", lw=5, alpha=0.45,
-                        color="C5", zorder=1.5)
-            _plot_curve(ax, Ms, curves[labels[0]], labels[0], marker="o", ls="--", color="C0", zorder=2.5)
-            _plot_curve(ax, Ms, curves[labels[2]], labels[2], marker="^", ls="-.", color="C2")
-            for lab in labels:
-                data["curves"][f"{fam}: {lab}"] = curves[lab]
-            ax.plot(Ms, dg, "k:", lw=1.2, label="fixed-vector JL bound (Dasgupta–Gupta)")
-            ax.set(xscale="log", yscale="log", xlabel="sketch dimension M", title=f"{fam} columns")
-            grid_ticks(ax, Ms, "x", "%d")
+            _plot_curve(ax, Ms, unif, None, marker="", ls="-", lw=5, alpha=0.3, color=col, zorder=1.5)
+            _plot_curve(ax, Ms, stop, f"stopping adversary, {name}", marker=mk, ls="-", color=col, zorder=2.5)
+            _plot_curve(ax, Ms, fixed, f"fixed design, {name}", marker=mk, mfc="white", ls="-.", color=col)
+            # the zoom: the claims' M and the claims' own budget (the claims' chunks)
+            claim = get_claim(f"seqproj.fixed_time.stopping.{fam}")
+            nz = claim.quick_budget if quick else claim.default_budget
+            zoom[fam], = _measure(["out_at_T"], ex, seed, nz, claim.experiment)
+    # on top: the stopping curves lie on the bound at this scale, which (b) resolves
+    ax.plot(Ms, dg, "k:", lw=1.4, label="fixed-vector JL bound (Dasgupta–Gupta)", zorder=4)
     data["dasgupta_gupta_bound"] = dg
     lo = min(e["ci"][0] if e["events"] else e["ci"][1] for c in data["curves"].values() for e in c)
-    axes[0].set_ylim(min(lo, min(dg)) / 2, 1.5)
-    axes[0].set_ylabel(f"failure probability (T = {Tb}, ε = {EPS})")
-    panel_letters(axes)
-    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside right center")
+    ax.set(xscale="log", yscale="log", xlabel="sketch dimension M", ylim=(min(lo, min(dg)) / 2, 1.5),
+           ylabel=f"P(out of band at t = T)", title=f"T = {Tb}, ε = {EPS}, {n:,} runs per point")
+    grid_ticks(ax, Ms, "x", "%d")
+    M_B = int(get_claim("seqproj.fixed_time.stopping.sphere").params["M"])
+    bound = float(fixed_vector_jl_failure_bound(M_B, EPS))
+    i32 = Ms.index(M_B) if M_B in Ms else None
+    if i32 is not None:                        # where (b) zooms in
+        ax.add_patch(Rectangle((M_B * 0.93, 0.44), M_B * 0.14, 0.26, fill=False, lw=0.8, ec="0.3",
+                               ls="-", zorder=3))
+        ax.annotate("(b)", (M_B * 1.07, 0.7), (M_B * 1.25, 0.8), fontsize=7, color="0.3",
+                    arrowprops={"arrowstyle": "-", "color": "0.3", "lw": 0.6})
+    # (b): the claims' point, with its 95% interval, against the bound
+    ref_line(az, y=bound, label=None, ls=":", color="k", lw=1.2)
+    for j, (fam, name, col, mk) in enumerate(fams):
+        e = zoom[fam]
+        az.errorbar([j], [e["p_hat"]], yerr=[[e["p_hat"] - e["ci"][0]], [e["ci"][1] - e["p_hat"]]],
+                    marker=mk, color=col, ls="", capsize=3, ms=4.5, lw=1.2)
+        az.annotate(f"{e['p_hat']:.3f}\n[{e['ci'][0]:.3f}, {e['ci'][1]:.3f}]", (j, e["ci"][1]),
+                    xytext=(0, 4), textcoords="offset points", ha="center", va="bottom", fontsize=7, color=col)
+    az.text(0.5, bound, f"Dasgupta–Gupta\nbound {bound:.3f}", ha="center", va="top", fontsize=7)
+    ps = [zoom[f][k] for f in zoom for k in ("ci",)]
+    top = max(c[1] for c in ps)
+    az.set(xlim=(-0.6, 1.6), ylim=(bound - 0.6 * (top - bound) - 0.005, top + 1.1 * (top - bound) + 0.01),
+           ylabel=f"P(out of band at t = T), M = {M_B}",
+           title=f"stopping adversary at M = {M_B}")
+    az.set_xticks([0, 1], [f"{name}\n({zoom[fam]['trials']:,} runs)" for fam, name, _, _ in fams])
+    data["zoom"] = {"M": M_B, "bound": bound, **{fam: zoom[fam] for fam in zoom}}
+    panel_letters([ax, az])
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncol=3, columnspacing=0.9,
+               handlelength=2.2)
     return fig, data
 
 
@@ -184,7 +217,8 @@ def _tails_curve(ax, data, fam, Ms, ests):
                 "sequential JL theorem (constant 16), a union bound over T fixed vectors, scikit-learn's "
                 "Johnson–Lindenstrauss formula with n = T, and the empirical M* (sphere columns, constant "
                 "design) with its simultaneous 99% bracket. The theorem is conservative by a constant "
-                "factor: seqproj.efficiency.*.",
+                "factor: the arrow marks the theorem's M over the empirical M* at the largest T measured, "
+                "with the range the bracket allows in brackets. seqproj.efficiency.*.",
         claims=("seqproj.efficiency.*",), width="column")
 def required_M(*, quick: bool, seed: int):
     Ts = np.array([10, 30, 100, 300, 1000, 3000, 10_000])
@@ -208,7 +242,20 @@ def required_M(*, quick: bool, seed: int):
     ax.set(xscale="log", yscale="log", xlabel="horizon T", ylabel="required M",
            title=f"required dimension, ε = {EPS}, δ = {DELTA}")
     grid_ticks(ax, Ts, "x", "%d")
+    # the headline: the theorem's M over the empirical M* at the largest T measured, as a range from the bracket
+    Th = T_emp[-1]
+    M_th = float(sequential_jl_min_dim(EPS, DELTA, Th))
+    i = len(T_emp) - 1
+    headline = {"T": Th, "M_theorem": M_th, "M_star": float(est[i]), "ratio": M_th / est[i],
+                "ratio_range": [M_th / hi[i], M_th / lo[i]] if lo[i] > 0 else [M_th / hi[i], None]}
+    ax.annotate("", (Th, est[i] * 1.08), (Th, M_th / 1.08),
+                arrowprops={"arrowstyle": "<->", "color": "0.25", "lw": 0.8, "shrinkA": 0, "shrinkB": 0})
+    rng_txt = (f"{headline['ratio_range'][0]:.1f}–{headline['ratio_range'][1]:.1f}×"
+               if headline["ratio_range"][1] else f"≥ {headline['ratio_range'][0]:.1f}×")
+    ax.text(Th * 1.6, est[i], f"at T = {Th}: theorem's M\n= {headline['ratio']:.1f}× the empirical M*\n"
+            f"(bracket: {rng_txt})", ha="left", va="center", fontsize=7,
+            bbox={"fc": "white", "ec": "none", "pad": 0.5, "alpha": 0.85})
     fig.legend(loc="outside lower center", ncol=1)
     data = {"eps": EPS, "delta": DELTA, "T": Ts, "sequential": seq, "union_bound": uni,
-            "sklearn_rounded_up": skl, "empirical": [e.to_dict() for e in emp]}
+            "sklearn_rounded_up": skl, "empirical": [e.to_dict() for e in emp], "headline": headline}
     return fig, data

@@ -40,6 +40,7 @@ counterexample's ``reproduce`` line); see ``docs/history/user_claims.md``.
 from __future__ import annotations
 
 import functools
+import inspect
 import math
 import numbers
 import sys
@@ -80,6 +81,67 @@ def _check_callable(cid, name, fn, signature: str):
     if not callable(fn):
         raise TypeError(f"claim {cid!r}: {name} must be a function {signature}, got {shown(fn)}")
     return fn
+
+
+#: :func:`_positional_arity` of a side that takes the coordinates as keyword arguments.
+_KEYWORDS = -1
+#: :func:`_positional_arity` of a side that takes any number of positional arguments (``*args``).
+_ANY = -2
+
+
+def _positional_arity(fn) -> int:
+    """How a side is called.  Sides are called with the domain's coordinates as keyword
+    arguments, ``lhs(x=…, y=…)`` (:data:`_KEYWORDS`), except a function that cannot take
+    them so: a NumPy ufunc (``np.log1p``: its ``nin`` positional inputs), a function whose
+    required parameters are positional-only (``math.log1p``: their count), or a library
+    callable taking only ``*args`` (and maybe ``**kwargs``), such as mpmath's bound
+    ``mpmath.log1p`` (:data:`_ANY`); a ``def`` of your own with ``*args, **kwargs`` keeps
+    getting keywords."""
+    if isinstance(fn, np.ufunc):
+        return int(fn.nin)
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):             # no signature (some builtins): keywords, as documented
+        return _KEYWORDS
+    required = [q for q in params if q.default is q.empty and q.kind not in (q.VAR_POSITIONAL, q.VAR_KEYWORD)]
+    if required and all(q.kind is q.POSITIONAL_ONLY for q in required):
+        return len(required)
+    if not required and any(q.kind is q.VAR_POSITIONAL for q in params) \
+            and not any(q.kind in (q.POSITIONAL_OR_KEYWORD, q.KEYWORD_ONLY) for q in params) \
+            and not (inspect.isfunction(fn) and any(q.kind is q.VAR_KEYWORD for q in params)):
+        return _ANY                 # a library's *args wrapper; your own def f(*a, **kw) keeps keywords
+    return _KEYWORDS
+
+
+def _call_positional(fn, order, **coordinates):
+    """``fn`` called with the coordinates as positional arguments in the domain's order."""
+    return fn(*[coordinates[k] for k in order])
+
+
+def _as_side(cid, name: str, fn, domain):
+    """``fn`` as a side called with keyword coordinates: itself, or (a ufunc such as
+    ``np.log1p``, a positional-only builtin) wrapped to pass the coordinates positionally
+    in the domain's order.  A positional arity that does not match the number of
+    coordinates is refused with the calling convention spelled out."""
+    arity = _positional_arity(fn)
+    if arity == _KEYWORDS:
+        return fn
+    order = tuple(domain.blocks)
+    if arity != _ANY and arity != len(order):
+        call = ", ".join(f"{k}=…" for k in order)
+        raise _fail(cid, f"{name} = {_fname(fn)} takes {arity} positional argument(s), but the domain has "
+                         f"{len(order)} coordinate block(s) ({', '.join(order)}); sides are called with the "
+                         f"coordinates as keyword arguments, {name}({call}): wrap it, e.g. "
+                         f"lambda {', '.join(order)}: {_fname(fn)}(…)")
+    return functools.partial(_call_positional, fn, order)
+
+
+def _calling_hint(domain) -> str:
+    """How sides are called, for an error raised by calling one (a ``TypeError``)."""
+    order = tuple(domain.blocks)
+    return (f"; sides are called with the domain's coordinates as keyword arguments, "
+            f"lhs({', '.join(f'{k}=…' for k in order)}): name the parameters after the coordinates, or pass "
+            f"a function of {len(order)} positional argument(s) such as np.log1p")
 
 
 # ---------------------------------------------------------------------------
@@ -163,6 +225,11 @@ class Domain:
         return f"{type(self).__name__}({', '.join(self.names[:6])}{', …' if self.size > 6 else ''})"
 
 
+#: Decades spanned by the log-uniform half of an unbounded coordinate's offsets
+#: (:meth:`Box.offsets`): ``10^v``, ``v`` uniform on this interval.
+UNBOUNDED_DECADES = (-8.0, 8.0)
+
+
 def _no_sampler(rng):
     """Placeholder sampler of :class:`Box` and :class:`Simplex`, which override ``sample``;
     never called."""
@@ -176,8 +243,24 @@ class Box(Domain):
     a vector block ``x`` of 10 coordinates (passed to ``lhs``/``rhs`` as an
     array; printed as ``x[0]`` … ``x[9]``).  ``default`` (a number per block,
     or a dict) is where shrinking moves a coordinate: 0 when the range
-    contains it, else the range's lower end.  ``integer`` names blocks whose
-    values are rounded to integers.
+    contains it, else the range's finite end nearest to 0.  ``integer`` names
+    blocks whose values are rounded to integers.
+
+    **Unbounded ranges.**  An end may be infinite: ``Box(x=(0, np.inf))`` is the
+    half-line ``x ≥ 0``, ``(-np.inf, 1)`` the half-line ``x ≤ 1`` and
+    ``(-np.inf, np.inf)`` the real line — "for all x ≥ 0" needs no arbitrary cap.
+    Uniform sampling is impossible there, so such a coordinate is sampled as its
+    finite end ``a`` plus (or minus) a scale-free offset ``t``
+    (:meth:`offsets`): with probability ½ ``t = 10^v``, ``v`` uniform on
+    :data:`UNBOUNDED_DECADES` (every scale from 1e-8 to 1e8 equally often), else
+    ``t ~ Exponential(1)`` (the unit scale, densely); on the real line ``±t``
+    with a random sign.  The local search then climbs from those points as on a
+    bounded range.  What this does *not* give: points beyond ``1e8`` from the
+    finite end are rarely drawn (a violation only at larger ``x`` may be
+    missed: shift or rescale the coordinate), and a "holds" verdict on an
+    unbounded range is always a search, never a proof — the ball-arithmetic
+    certifier needs a bounded box, so SymPy sides on such a Box are searched and
+    not certified (``docs/theory/engine.md#unbounded``, §4).
     """
 
     def __init__(self, *, default: Mapping[str, float] | None = None, integer: Sequence[str] = (), **coords):
@@ -196,12 +279,15 @@ class Box(Domain):
             if not isinstance(spec, (tuple, list)) or len(spec) not in (2, 3):
                 raise TypeError(f"coordinate {name} must be (lo, hi) or (lo, hi, size), got {shown(spec)}")
             a, b = float(spec[0]), float(spec[1])
-            if not (math.isfinite(a) and math.isfinite(b) and a < b):
-                raise ValueError(f"coordinate {name}: need finite lo < hi, got {shown(spec)}")
+            if math.isnan(a) or math.isnan(b) or not a < b or a == math.inf or b == -math.inf:
+                raise ValueError(f"coordinate {name}: need lo < hi (an end may be infinite, e.g. (0, np.inf) "
+                                 f"for x ≥ 0), got {shown(spec)}")
             size = None if len(spec) == 2 else int(spec[2])
             if size is not None and size < 1:
                 raise ValueError(f"coordinate {name}: size must be ≥ 1, got {spec[2]!r}")
-            d = float(default.get(name, 0.0 if a <= 0.0 <= b else a))
+            d = float(default.get(name, 0.0 if a <= 0.0 <= b else a if math.isfinite(a) else b))
+            if not math.isfinite(d):
+                raise ValueError(f"coordinate {name}: default must be finite, got {d}")
             if not a <= d <= b:
                 raise ValueError(f"coordinate {name}: default {d} lies outside [{a}, {b}]")
             start = len(names)
@@ -220,8 +306,32 @@ class Box(Domain):
                                      dtype=bool)
         super().__init__(_no_sampler, names, default=dflt, blocks=blocks)
 
+    @property
+    def bounded(self) -> bool:
+        """Whether every range is finite (a closed bounded box)."""
+        return bool(np.all(np.isfinite(self.lo)) and np.all(np.isfinite(self.hi)))
+
+    @staticmethod
+    def offsets(rng, n: int) -> np.ndarray:
+        """``n`` scale-free offsets ``t > 0`` for unbounded ranges: ``10^v`` with ``v``
+        uniform on :data:`UNBOUNDED_DECADES` or ``Exponential(1)``, half and half."""
+        v = 10.0 ** rng.uniform(*UNBOUNDED_DECADES, size=n)
+        e = rng.exponential(1.0, size=n)
+        return np.where(rng.random(n) < 0.5, v, e)
+
     def sample(self, rng) -> np.ndarray:
-        return self.project(rng.uniform(self.lo, self.hi))
+        if self.bounded:
+            return self.project(rng.uniform(self.lo, self.hi))
+        lo_ok, hi_ok = np.isfinite(self.lo), np.isfinite(self.hi)
+        both = lo_ok & hi_ok
+        x = np.empty(self.lo.shape)
+        x[both] = rng.uniform(self.lo[both], self.hi[both])
+        t = self.offsets(rng, x.size)
+        up, down, line = lo_ok & ~hi_ok, ~lo_ok & hi_ok, ~lo_ok & ~hi_ok
+        x[up] = self.lo[up] + t[up]
+        x[down] = self.hi[down] - t[down]
+        x[line] = np.where(rng.random(x.size) < 0.5, -1.0, 1.0)[line] * t[line]
+        return self.project(x)
 
     def project(self, theta) -> np.ndarray:
         theta = np.clip(np.asarray(theta, dtype=float).ravel(), self.lo, self.hi)
@@ -413,10 +523,14 @@ def _certifier(cid, domain, exprs, atol, rtol, certify, explicit=True):
     if unknown:
         raise ValueError(f"claim {cid!r}: certify accepts True, False or a dict with max_boxes/max_seconds, "
                          f"got keys {sorted(unknown)}")
-    if not isinstance(domain, Box) or any(not isinstance(v, int) for v in domain.blocks.values()):
+    if not isinstance(domain, Box) or any(not isinstance(v, int) for v in domain.blocks.values()) \
+            or not domain.bounded:
         if explicit:
+            unbounded = isinstance(domain, Box) and not domain.bounded
             raise ValueError(f"claim {cid!r}: a certified verdict needs a closed bounded Box of scalar "
-                             f"coordinates, got {domain!r}; pass certify=False to search only")
+                             f"coordinates, got {domain!r}"
+                             + (" with an infinite range (a half-line is searched, never proved)" if unbounded
+                                else "") + "; pass certify=False to search only")
         return None                     # SymPy sides on another domain: searched, not certified
     from .engine.certify import Certifier
     from .engine.expr import as_expr, free_names
@@ -656,8 +770,12 @@ def inequality(id: str, lhs: Callable | None = None, rhs: Callable | None = None
     if lhs_mp is not None:
         _check_callable(cid, "lhs_mp", lhs_mp, "lhs_mp(**coordinates as mpmath numbers)")
         _check_callable(cid, "rhs_mp", rhs_mp, "rhs_mp(**coordinates as mpmath numbers)")
-    kw = _common(cid, statement or f"{_fname(lhs)} ≤ {_fname(rhs)} on {domain!r}", source, lhs, label=label,
+    kw = _common(cid, statement or f"{_fname(lhs)} ≤ {_fname(rhs)} on {domain!r}", source,
+                 lhs if _positional_arity(lhs) == _KEYWORDS else None, label=label,
                  role=role, expected=expected, params=params, notes=notes, version=version)
+    lhs, rhs = _as_side(cid, "lhs", lhs, domain), _as_side(cid, "rhs", rhs, domain)   # np.log1p as a side
+    if lhs_mp is not None:
+        lhs_mp, rhs_mp = _as_side(cid, "lhs_mp", lhs_mp, domain), _as_side(cid, "rhs_mp", rhs_mp, domain)
     claim = InequalityClaim(
         **_budgets(kw, budget, quick_budget, chunk_size),
         sample=functools.partial(_domain_sample, domain),
@@ -679,8 +797,12 @@ def inequality(id: str, lhs: Callable | None = None, rhs: Callable | None = None
                                  f"{domain.size}")
             at = f"θ = {shown(domain.describe(theta), 120)}"
             kw_ = domain.unpack(theta)
-            lv = _side(lhs(**kw_), cid, "lhs", at)
-            rv = _side(rhs(**kw_), cid, "rhs", at)
+            try:
+                lv = _side(lhs(**kw_), cid, "lhs", at)
+                rv = _side(rhs(**kw_), cid, "rhs", at)
+            except TypeError as exc:             # e.g. a side whose parameters are not the coordinates
+                raise _fail(cid, f"probe call failed with TypeError: {str(exc).splitlines()[0] if str(exc) else ''}"
+                                 f"{_calling_hint(domain)}") from exc
             for side, v in (("lhs", lv), ("rhs", rv)):
                 if not math.isfinite(v):
                     raise _fail(cid, f"{side} returned {v!r} at {at}; return finite numbers on the whole "
@@ -739,8 +861,12 @@ def identity(id: str, lhs: Callable, rhs: Callable, *, domain: Domain, tol: floa
     if tol_mode == "scale":
         raise ValueError(f"claim {cid!r}: tol_mode 'scale' needs an IdentityClaim with its own fn; use "
                          f"'terms', 'absolute', 'relative' or 'mixed'")
-    kw = _common(cid, statement or f"{names[0]} = {names[1]} on {domain!r}", source, lhs, label=label,
+    kw = _common(cid, statement or f"{names[0]} = {names[1]} on {domain!r}", source,
+                 lhs if _positional_arity(lhs) == _KEYWORDS else None, label=label,
                  role=role, expected=expected, params=params, notes=notes, version=version)
+    lhs, rhs = _as_side(cid, "lhs", lhs, domain), _as_side(cid, "rhs", rhs, domain)   # np.expm1 as a side
+    if lhs_mp is not None:
+        lhs_mp, rhs_mp = _as_side(cid, "lhs_mp", lhs_mp, domain), _as_side(cid, "rhs_mp", rhs_mp, domain)
     claim = IdentityClaim(**_budgets(kw, budget, quick_budget, chunk_size),
                           fn=functools.partial(_identity_cases, domain, lhs, rhs, cid, terms=tol_mode == "terms"),
                           fn_mp=None if lhs_mp is None else functools.partial(_identity_cases_mp, domain,
@@ -858,7 +984,47 @@ def reproduce(claim, point, *, dps: int = 50) -> dict:
         claim = get_claim(claim)
     if not isinstance(claim, InequalityClaim):
         raise TypeError(f"claim must be an inequality claim (or its id), got {shown(claim)}")
-    return reevaluate(claim, point_from(claim, point), dps=dps)
+    theta = point_from(claim, point)
+    check_in_domain(claim, theta)
+    return reevaluate(claim, theta, dps=dps)
+
+
+def check_in_domain(claim, theta) -> None:
+    """``ValueError`` naming the coordinate, its value and the domain when ``theta`` lies
+    outside ``claim``'s domain (a violation there says nothing about the claim).  A
+    :class:`Box` is checked coordinate by coordinate against its ranges (and its integer
+    blocks); any other domain, or a claim's own ``project``, by projection: a point of the
+    domain is a fixed point of ``project`` (up to rounding: relative 1e-9, absolute 1e-12).
+    A claim with no ``project`` cannot be checked."""
+    theta = np.asarray(theta, dtype=float).ravel()
+    project = claim.project
+    domain = (project.args[0] if isinstance(project, functools.partial) and project.func is _domain_project
+              and project.args else None)
+    names = (list(claim.coordinates) if claim.coordinates is not None and len(claim.coordinates) == theta.size
+             else [f"θ[{i}]" for i in range(theta.size)])
+    why = "; a violation outside the domain says nothing about the claim"
+    if isinstance(domain, Box):
+        for i, (v, lo, hi) in enumerate(zip(theta.tolist(), domain.lo.tolist(), domain.hi.tolist())):
+            if not lo <= v <= hi:
+                raise ValueError(f"point {names[i]} = {v!r} lies outside the domain of claim {claim.id}: "
+                                 f"{names[i]} ∈ [{lo!r}, {hi!r}]{why}")
+            if domain.integer_mask[i] and v != round(v):
+                raise ValueError(f"point {names[i]} = {v!r} lies outside the domain of claim {claim.id}: "
+                                 f"{names[i]} is an integer in [{lo!r}, {hi!r}]{why}")
+        return
+    if project is None:
+        return
+    projected = np.asarray(project(theta.copy()), dtype=float).ravel()
+    if projected.shape != theta.shape:
+        return
+    off = ~np.isclose(projected, theta, rtol=1e-9, atol=1e-12)
+    if off.any():
+        i = int(np.argmax(off))
+        what = (f"{type(domain).__name__} of {domain.k} outcomes with entries ≥ {domain.min_prob:g} summing "
+                f"to 1" if isinstance(domain, Simplex) else repr(domain) if domain is not None
+                else "the set its project() maps to")
+        raise ValueError(f"point {names[i]} = {float(theta[i])!r} lies outside the domain of claim {claim.id} "
+                         f"({what}): projected into it, {names[i]} would be {float(projected[i])!r}{why}")
 
 
 def load_claims(spec: str) -> list:

@@ -46,6 +46,9 @@ PAPERS: dict[str, Paper] = {p.key: p for p in (
            2024, "2407.13195", "NeurIPS 2025"),
     _arxiv("hyperagent", "Q-Star Meets Scalable Posterior Sampling: Bridging Theory and Practice via "
            "HyperAgent", "Li, Xu, Han, Luo", 2024, "2402.10228", "ICML 2024"),
+    Paper("hyperdqn", "HyperDQN: A Randomized Exploration Method for Deep Reinforcement Learning",
+          "Z. Li, Y. Li, Y. Zhang, T. Zhang, Z.-Q. Luo", 2022, "https://openreview.net/forum?id=X0nrKAXu7g-",
+          None, "ICLR 2022"),
     _arxiv("rlsvi", "Generalization and Exploration via Randomized Value Functions",
            "I. Osband, B. Van Roy, Z. Wen", 2016, "1402.0635", "ICML 2016"),
     _arxiv("bootstrapped-dqn", "Deep Exploration via Bootstrapped DQN",
@@ -67,9 +70,12 @@ PAPERS: dict[str, Paper] = {p.key: p for p in (
     _arxiv("trm", "Trust Region Masking for Long-Horizon LLM Reinforcement Learning",
            "Li, Liu, Xu, Tong, Li, Wang", 2025, "2512.23075", "ICML 2026"),
     _arxiv("beyond-precision", "Beyond Precision: Training-Inference Mismatch is an Optimization "
-           "Problem and Simple LR Scheduling Fixes It", "(authors as on arXiv)", 2026, "2602.01826"),
-    _arxiv("otb", "The Optimal Token Baseline", "(authors as on arXiv)", 2026, "2602.07078", "ICML 2026"),
-    _arxiv("logit-dynamics", "Logit Dynamics in Softmax Policy Gradient Methods", "(authors as on arXiv)", 2025,
+           "Problem and Simple LR Scheduling Fixes It",
+           "Y. Zhang, Y. Li, J. Liu, J. Xu, Z. Li, Q. Liu, H. Li", 2026, "2602.01826"),
+    _arxiv("otb", "The Optimal Token Baseline: Variance Reduction for Long-Horizon LLM-RL",
+           "Y. Li, J. Xu, Z. Li, J. Liu, W. Liu, Y. Tong, L. Zheng, Z. Xue, Y. Zhang, T. Cai, G. Zhang, "
+           "Q. Liu, B. Wang", 2026, "2602.07078", "ICML 2026"),
+    _arxiv("logit-dynamics", "Logit Dynamics in Softmax Policy Gradient Methods", "Y. Li", 2025,
            "2506.12912"),
     Paper("dapo-div", "Divergence-Augmented Policy Optimization", "Q. Wang, Y. Li, J. Xiong, T. Zhang",
           2019, "https://papers.nips.cc/paper/8842-divergence-augmented-policy-optimization", None,

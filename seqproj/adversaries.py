@@ -44,8 +44,10 @@ from scipy import special
 
 from proofs_check.engine import check_choice, check_int, check_real, shown
 
-__all__ = ["ADVERSARIES", "PREDICTABLE", "Adversary", "adversary", "require_predictable",
-           "choose_x", "choose_x_np", "exit_margins"]
+#: The numba kernels ``choose_x``/``exit_margins`` are internal building blocks of the simulation
+#: loops (they check nothing; the validated drivers in :mod:`seqproj.simulate` call them) and stay
+#: out of ``__all__`` (issue 26); ``choose_x_np`` is their NumPy reference.
+__all__ = ["ADVERSARIES", "PREDICTABLE", "Adversary", "adversary", "require_predictable", "choose_x_np"]
 
 ADVERSARIES = ("constant", "random", "stopping", "magnitude", "pushing", "coordinate", "lookahead")
 #: The predictable adversaries (every one but the look-ahead negative control).

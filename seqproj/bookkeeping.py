@@ -33,8 +33,11 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["band_deviation", "band_exit", "inner_band", "anytime_half_width", "book_constants", "book_start", "book_step", "book_finish",
-           "book_step_lanes", "PathBook"]
+#: The numba kernels of this module (band_deviation, band_exit, inner_band, anytime_half_width,
+#: book_*) are internal building blocks of the simulation kernels (they check nothing; the
+#: validated drivers in :mod:`seqproj.simulate` call them) and stay out of ``__all__`` (issue 26);
+#: ``PathBook`` is the checked NumPy reference of the same bookkeeping.
+__all__ = ["PathBook"]
 
 
 @njit(inline="always", nogil=True)
@@ -171,7 +174,15 @@ class PathBook:
     """
 
     def __init__(self, n, setup):
-        self.setup = setup
+        from proofs_check.engine import check_instance, check_int
+
+        from .columns import check_memory
+        from .limits import N_MAX
+        from .protocol import SimSetup
+
+        n = check_int("n", n, lo=1, hi=N_MAX)
+        self.setup = check_instance("setup", setup, SimSetup)
+        check_memory("the n × (grid + 8) bookkeeping arrays", n * (setup.grid.size + 8), "n")
         x0 = setup.x0
         self.s2 = np.full(n, x0 * x0)
         self.V = np.full(n, x0 * x0)

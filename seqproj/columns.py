@@ -43,8 +43,10 @@ from proofs_check.engine import (as_generator, check_choice, check_finite_array,
 
 from .limits import M_MAX, MEM_MAX, N_MAX
 
+#: ``fill_column`` (numba, checks nothing) is an internal building block of :mod:`seqproj.kernels`
+#: and stays out of ``__all__`` (issue 26); ``columns_from_normals`` is its NumPy reference.
 __all__ = ["FAMILIES", "FAMILY_CODES", "ColumnFamily", "column_family", "columns_from_normals",
-           "fill_column", "sample_columns", "sparse_c0"]
+           "sample_columns", "sparse_c0"]
 
 FAMILIES = ("sphere", "gaussian", "rademacher", "onehot", "sparse")
 FAMILY_CODES = {name: k for k, name in enumerate(FAMILIES)}

@@ -64,9 +64,11 @@ from .bookkeeping import (PathBook, band_deviation, band_exit, book_constants, b
 from .columns import columns_from_normals, fill_column
 from .rng import adversary_uniform, chisq_first_attempt, counter_chisq, counter_normal, normal_first_attempt
 
-__all__ = ["full_kernel", "reduced_kernel", "full_exit_kernel", "reduced_exit_kernel", "LANES",
-           "full_column_step", "reduced_update", "reduced_draws_lanes", "full_block_numpy",
-           "reduced_block_numpy", "full_exit_numpy", "reduced_exit_numpy"]
+#: The numba kernels (full_kernel, reduced_kernel, *_exit_kernel, full_column_step, reduced_update,
+#: reduced_draws_lanes) check nothing and are called only by the validated drivers
+#: (:mod:`seqproj.simulate`, :mod:`seqproj.reduced`, :mod:`seqproj.worst_case_replay`): internal,
+#: out of ``__all__`` (issue 26).  Their NumPy references ``*_numpy`` stay public.
+__all__ = ["LANES", "full_block_numpy", "reduced_block_numpy", "full_exit_numpy", "reduced_exit_numpy"]
 
 
 # --------------------------------------------------------------------------

@@ -20,7 +20,9 @@ from .bookkeeping import PathBook
 from .columns import columns_from_normals
 from .protocol import PathStats, SimSetup, check_memory, check_trials, empty_outputs, make_setup
 
-__all__ = ["simulate_lookahead", "lookahead_setup", "simulate_lookahead_setup", "null_vector"]
+#: ``null_vector`` (numba, checks nothing) is internal to :func:`simulate_lookahead` and stays out of
+#: ``__all__`` (issue 26).
+__all__ = ["simulate_lookahead", "lookahead_setup", "simulate_lookahead_setup"]
 
 
 @njit(cache=True, nogil=True)

@@ -29,9 +29,10 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["U_STREAM", "draw_keys", "counter_word", "counter_uniform", "counter_normal",
-           "counter_chisq", "normal_first_attempt", "chisq_first_attempt", "adversary_uniform", "fill_normals", "normals_np", "chisq_np",
-           "adversary_uniforms_np"]
+#: The numba generators (counter_*, *_first_attempt, adversary_uniform, fill_normals) check nothing
+#: and are internal building blocks of :mod:`seqproj.kernels`: out of ``__all__`` (issue 26).  Their
+#: NumPy references ``normals_np``/``chisq_np``/``adversary_uniforms_np`` stay public.
+__all__ = ["U_STREAM", "draw_keys", "normals_np", "chisq_np", "adversary_uniforms_np"]
 
 #: sub-stream offset of the adversary's uniforms (step t uses stream U_STREAM + t)
 U_STREAM = 1 << 40

@@ -71,6 +71,8 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -85,6 +87,7 @@ from proofs_check.engine import (
 )
 
 from .limits import M_MAX
+from .worst_case_fast import dp_fast
 from .worst_case_kernel import dp_kernel, dp_numpy, transition_row
 
 __all__ = [
@@ -190,6 +193,35 @@ def worst_case_grids(eps, T, *, x0=1.0, cx=1.0, n_u=N_U, n_v=None, n_x=N_X, n_sm
     return u, lrho, x2
 
 
+#: number of solves :func:`worst_case_value` memoises (values and, when at most
+#: ``_CACHE_POLICY_MAX`` entries, the policy)
+SOLVE_CACHE = 4
+_CACHE_POLICY_MAX = 5_000_000
+_SOLVES: OrderedDict = OrderedDict()
+_SOLVES_LOCK = threading.Lock()
+#: ``serial = True`` in a thread: its solves run the serial loop (set while solves run concurrently)
+_LOCAL = threading.local()
+
+
+def _use_threads(work: int) -> bool:
+    """Run the fast solver's ``prange`` on several threads?  Only if numba has more than one, the
+    solve is large (≥ 2·10⁶ state–action evaluations: a fork–join per step must pay) and the
+    machine has an idle core (1-minute load average ≤ cores − 1): on an oversubscribed machine a
+    per-step fork–join waits for a descheduled thread and the serial loop is faster (measured:
+    bench/worst_case_dp.py).  The values are identical either way."""
+    import os
+
+    import numba
+
+    if getattr(_LOCAL, "serial", False) or numba.get_num_threads() < 2 or work < 2_000_000:
+        return False
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # pragma: no cover
+        return True
+    return load <= (os.cpu_count() or 1) - 1
+
+
 @dataclass
 class WorstCase:
     """Result of :func:`worst_case_value` / :func:`worst_case_refined`.
@@ -251,15 +283,19 @@ def check_problem(M, eps, T, columns, cx, x0):
 
 
 def worst_case_value(M, eps, T, *, columns="sphere", cx=1.0, x0=1.0, n_u=N_U, n_v=None, n_x=N_X,
-                     policy=False, maximize=True, backend="numba", n_small=N_SMALL,
+                     policy=False, maximize=True, backend="fast", n_small=N_SMALL,
                      interp="pchip", delta_min=DELTA_MIN) -> WorstCase:
     r"""DP value ``p* = max over predictable adversaries of P(∃ t ≤ T: |‖S_t‖²/V_t − 1| > ε)``
     on one grid (module docstring), with the optimal Markov policy if ``policy``.
 
     ``n_u`` odd ≥ 3, ``n_v`` ≥ 1 (default ``⌈2.5 log(1 + c_x T/x_0²)⌉ + 1``), ``n_x`` ≥ 1.
     ``maximize=False`` gives the *best* adversary's value instead (a diagnostic).
-    ``backend="numpy"`` runs the slow reference (small grids only).  Cost
-    ``O(T · n_v · n_x · n_u · cells)``, linear in ``T``.
+    ``backend``: ``"fast"`` (:func:`seqproj.worst_case_fast.dp_fast`, parallel over grid nodes;
+    the values equal ``"numba"``'s, tested), ``"numba"`` (the reference kernel
+    :func:`seqproj.worst_case_kernel.dp_kernel`), ``"numpy"`` (the slow independent reference,
+    small grids only).  Cost ``O(T · n_v · n_x · n_u · cells)``, linear in ``T``.  A solve is
+    memoised (:data:`SOLVE_CACHE` most recent, keyed by every argument; copies are returned), so
+    the bracket's lower side reuses the grid the upper side solved.
     """
     M, eps, T, columns, cx, x0 = check_problem(M, eps, T, columns, cx, x0)
     n_u = check_int("n_u", n_u, lo=3, hi=20001)
@@ -278,8 +314,8 @@ def worst_case_value(M, eps, T, *, columns="sphere", cx=1.0, x0=1.0, n_u=N_U, n_
     if n_x + n_small > 126:
         raise ValueError(f"n_x + n_small must be ≤ 126 (int8 policy), got {n_x + n_small}")
     if not isinstance(backend, str):
-        raise TypeError(f"backend must be 'numba' or 'numpy', got {shown(backend)}")
-    check_choice("backend", backend, ("numba", "numpy"))
+        raise TypeError(f"backend must be 'fast', 'numba' or 'numpy', got {shown(backend)}")
+    check_choice("backend", backend, ("fast", "numba", "numpy"))
     ug, lr, x2 = worst_case_grids(eps, T, x0=x0, cx=cx, n_u=n_u, n_v=n_v, n_x=n_x,
                                   n_small=n_small, delta_min=delta_min)
     ea, eb = 1.0 - eps, 1.0 + eps
@@ -293,10 +329,33 @@ def worst_case_value(M, eps, T, *, columns="sphere", cx=1.0, x0=1.0, n_u=N_U, n_
                          "(> 2e8); lower T or the grid")
     table = zeta_table(M)
     r2, wr = radius_nodes(M, columns)
-    if backend == "numba":
-        logc, cpow = zeta_density_constants(M)
-        W, _, pol = dp_kernel(T, ug, ea, eb, lr, v0, x2, r2, wr, *table, maximize, policy,
-                              interp == "pchip", logc, cpow, float(M))
+    if backend in ("fast", "numba"):
+        # the policy is kept whenever it is small, so that a later policy=True call hits the cache
+        keep = policy or T * n_u * len(lr) <= _CACHE_POLICY_MAX
+        key = (backend, M, eps, T, columns, cx, x0, n_u, len(lr), n_x, n_small, interp, delta_min, maximize,
+               id(dp_fast), id(dp_kernel), id(zeta_table), id(radius_nodes))
+        with _SOLVES_LOCK:
+            hit = _SOLVES.get(key)
+            if hit is not None and (hit[1] is not None or not policy):
+                _SOLVES.move_to_end(key)
+            else:
+                hit = None
+        if hit is not None:
+            W, pol = hit[0].copy(), (None if hit[1] is None else hit[1].copy())
+        else:
+            logc, cpow = zeta_density_constants(M)
+            if backend == "fast":
+                W, _, pol = dp_fast(T, ug, ea, eb, lr, v0, x2, r2, wr, table, maximize, keep,
+                                    interp == "pchip", logc, cpow, float(M), parallel=_use_threads(work))
+            else:
+                W, _, pol = dp_kernel(T, ug, ea, eb, lr, v0, x2, r2, wr, *table, maximize, keep,
+                                      interp == "pchip", logc, cpow, float(M))
+            if not keep:
+                pol = None
+            with _SOLVES_LOCK:
+                _SOLVES[key] = (W.copy(), None if pol is None else pol.copy())
+                while len(_SOLVES) > SOLVE_CACHE:
+                    _SOLVES.popitem(last=False)
     else:
         W = dp_numpy(T, ug, lr, v0, x2, r2, wr, table, maximize, cubic=interp == "pchip", M=M,
                      ea=ea, eb=eb)
@@ -415,6 +474,8 @@ def worst_case_upper(M, eps, T, *, columns="sphere", n_u=BRACKET_GRID["n_u"],
     if not actions or any(not isinstance(a, int) or a < 1 for a in actions):
         raise ValueError(f"actions must be a nonempty tuple of positive ints, got {shown(actions)}")
     tol = check_real("tol", tol, lo=0.0)
+    _prefetch(M, eps, T, columns, [(n_u, n_v, actions[0]), (2 * n_u - 1, 2 * n_v - 1, actions[0])]
+              + [(2 * n_u - 1, 2 * n_v - 1, nx) for nx in actions[1:2]])
     r = worst_case_refined(M, eps, T, columns=columns, n_u=n_u, n_v=n_v, n_x=actions[0], levels=2)
     fine = {"n_u": 2 * n_u - 1, "n_v": 2 * n_v - 1}
     p_act = {actions[0]: r.p}
@@ -427,6 +488,32 @@ def worst_case_upper(M, eps, T, *, columns="sphere", n_u=BRACKET_GRID["n_u"],
     U = min(1.0, max(p_act.values()) + r.err + (0.0 if math.isnan(e_act) else e_act))
     return U, {"p_grid": list(r.levels), "err_grid": r.err, "p_actions": {str(k): v for k, v in p_act.items()},
                "err_actions": e_act, "grid": fine}
+
+
+def _prefetch(M, eps, T, columns, grids):
+    """Solve the grids ``[(n_u, n_v, n_x), …]`` that :func:`worst_case_upper` is certain to need
+    concurrently (serial kernels, one per thread, as many threads as cores), so that its own calls
+    find them in the memo (:data:`SOLVE_CACHE`).  The solves are independent — no per-step
+    synchronisation, unlike a ``prange`` — so this parallelism survives a loaded machine.  Calls
+    :func:`worst_case_value` by its module name (a mutation of it reaches the prefetch too)."""
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    workers = min(len(grids), os.cpu_count() or 1, SOLVE_CACHE - 1)
+    if workers < 2:
+        return
+
+    def one(g):
+        _LOCAL.serial = True
+        try:
+            worst_case_value(M, eps, T, columns=columns, cx=1.0, x0=1.0, n_u=g[0], n_v=g[1], n_x=g[2])
+        finally:
+            _LOCAL.serial = False
+
+    # the largest first: the slowest solve starts at once
+    order = sorted(grids, key=lambda g: -g[0] * g[1] * g[2])
+    with ThreadPoolExecutor(max_workers=workers) as ex:
+        list(ex.map(one, order))
 
 
 def brute_force_markov_value(M, eps, T, *, columns="sphere", cx=1.0, x0=1.0, n_u=5, n_v=2, n_x=2):

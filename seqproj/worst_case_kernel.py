@@ -37,14 +37,13 @@ import math
 import numpy as np
 from numba import njit
 
+#: The numba kernels (dp_kernel, expect_next, expect_next_cubic, pchip_slopes, table_eval) check
+#: nothing and are called only by the validated solvers in :mod:`seqproj.worst_case` /
+#: :mod:`seqproj.worst_case_fast`: out of ``__all__`` (issue 26).  ``dp_numpy``,
+#: ``expect_cubic_quadrature`` and ``transition_row`` are the NumPy references.
 __all__ = [
-    "dp_kernel",
     "dp_numpy",
     "expect_cubic_quadrature",
-    "expect_next",
-    "expect_next_cubic",
-    "pchip_slopes",
-    "table_eval",
     "transition_row",
 ]
 

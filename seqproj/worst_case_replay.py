@@ -27,7 +27,9 @@ from .rng import draw_keys
 from .worst_case import WorstCase
 from .worst_case_kernel import _cell
 
-__all__ = ["replay_kernel", "replay_numpy", "replay_policy", "replay_policy_reduced"]
+#: ``replay_kernel`` (numba, checks nothing) is called only by the validated ``replay_policy*``:
+#: out of ``__all__`` (issue 26); ``replay_numpy`` is its NumPy reference.
+__all__ = ["replay_numpy", "replay_policy", "replay_policy_reduced"]
 
 
 @njit(cache=True, nogil=True)

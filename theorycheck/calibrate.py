@@ -768,12 +768,20 @@ def main(argv=None) -> int:
     if not 1 <= args.workers <= 64:
         p.error(f"--workers must be an integer in [1, 64], got {args.workers}")
     alphas = list(args.alphas or ()) + list(args.alpha or ())
-    for a in alphas:
-        if not 0 < a < 1:
-            p.error(f"--alpha must lie in (0, 1), got {a}")
+    from proofs_check.engine.validate import check_alpha
+
+    for a in alphas:               # the engine's rule: (0, 1) and no smaller than MIN_ALPHA
+        try:
+            check_alpha(a)
+        except ValueError as exc:
+            p.error(f"--{exc}")
     if not alphas:
         alphas = [0.2] if args.quick else list(ALPHAS)
     alphas = sorted(set(alphas))
+    known = sorted({c.kind for c in CELLS})
+    unknown = [k for k in args.kind or () if k not in known]
+    if unknown:
+        p.error(f"--kind must be one of {', '.join(known)}, got {', '.join(map(repr, unknown))}")
     cells = [c for c in CELLS if (not args.quick or not c.slow) and (not args.kind or c.kind in args.kind)]
     if not cells:
         p.error("no calibration cell matches --kind")

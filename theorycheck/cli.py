@@ -1,8 +1,21 @@
 """The ``theorycheck`` command line (also ``python -m theorycheck``; ``python -m proofs_check`` is an alias).
 
-Commands: ``list``, ``verify``, ``figs``, ``report``, ``calibrate``.  Bad input prints one
-line naming the problem and exits with status 2; Ctrl-C keeps every finished
-chunk in the result file and exits with status 130.
+Commands: ``list``, ``verify``, ``figs``, ``report``, ``diff``, ``reproduce``, ``calibrate``.  Exit status:
+
+* 0 — every claim ran to a verdict (a refutation is a result, not an error) and no
+  ``--fail-on`` condition is met;
+* 1 — a ``--fail-on`` condition is met (each claim named on stderr);
+* 2 — bad input, one line naming the problem (also: a claims file that fails or
+  exits while it is imported, an output folder in use, a Dask scheduler that has
+  no worker past its deadline or is lost);
+* 3 — a claim's own code failed (raised, called ``sys.exit``/``os._exit``, or
+  its worker process died): one line per claim naming it and the ``file:line``,
+  no verdict for it; the other claims still run.  3 wins over 1 and 0, so a
+  ``--fail-on`` gate never passes on a claim that was not checked;
+* 130 — Ctrl-C, 143 — SIGTERM: every finished chunk is kept (``--resume``).
+
+``THEORYCHECK_DEBUG=1`` shows the full traceback behind a one-line error.
+Output printed by claim code goes to stderr, never into ``--json`` stdout.
 """
 from __future__ import annotations
 
@@ -17,7 +30,38 @@ from contextlib import contextmanager
 __all__ = ["main"]
 
 EXIT_USAGE = 2
+EXIT_CLAIM_FAILED = 3
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread so that every ``finally`` shuts its pool down."""
+
+
+def _on_sigterm(signum, frame):
+    raise _Terminated()
+
+
+@contextmanager
+def _claim_output_to_stderr():
+    """While claim code runs in this process: its ``print`` goes to stderr (stdout is data)."""
+    from contextlib import redirect_stdout
+
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError, AttributeError):
+        pass
+    with redirect_stdout(sys.stderr):
+        yield
+
+
+def _report_claim_failure(failure) -> None:
+    """One line for a claim whose own code failed (the traceback with THEORYCHECK_DEBUG)."""
+    if os.environ.get("THEORYCHECK_DEBUG") and failure.trace:
+        print(failure.trace.rstrip(), file=sys.stderr)
+    hint = "" if os.environ.get("THEORYCHECK_DEBUG") else " (THEORYCHECK_DEBUG=1 shows the traceback)"
+    print(f"theorycheck: {failure}; no verdict{hint}", file=sys.stderr, flush=True)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -192,6 +236,16 @@ def build_parser() -> argparse.ArgumentParser:
     _user_opt(q)
     fail_on_opt(q)
     fdr_opt(q)
+
+    q = sub.add_parser("diff", help="what changed between two runs: verdicts, estimates moved beyond their "
+                                    "intervals, fingerprints, new and removed claims, headline findings")
+    q.add_argument("run_a", metavar="RUN_A", help="report folder, results.jsonl, report.json or a file of "
+                                                  "`verify --json` lines")
+    q.add_argument("run_b", metavar="RUN_B", help="the same for the run to compare with RUN_A")
+    q.add_argument("--no-findings", action="store_true",
+                   help="do not compare the headline findings' sentences (faster: loads no claims)")
+    q.add_argument("--json", action="store_true", help="one JSON object (= --format json)")
+    fmt_opt(q)
 
     q = sub.add_parser("reproduce", help="re-evaluate an inequality claim at a point (a counterexample's "
                                          "reproduce line)")
@@ -388,18 +442,47 @@ def _cmd_list(args) -> int:
     return 0
 
 
-def _verify_many(selected, args, *, out, resume, method, quick, show_progress):
+def _verify_many(selected, args, *, out, resume, method, quick, show_progress, failures=None):
+    """Results of ``selected`` as they are decided.  A claim whose own code fails
+    (:func:`proofs_check.engine.executors.claim_failure`) is reported in one line
+    and appended to ``failures``; the run goes on with the claims not yet decided.
+    Claim code's prints go to stderr while it runs."""
     from proofs_check.engine import verify_claims
+    from proofs_check.engine.executors import claim_failure
 
     tasks: dict = {}
+    todo = list(selected)
     with _progress(show_progress) as prog:
-        for r in verify_claims(selected, executor=args.executor, workers=args.workers,
-                               scheduler=args.scheduler, budget=getattr(args, "budget", None),
-                               seed=args.seed, alpha=args.alpha, quick=quick, out=out, resume=resume,
-                               method=method, progress_for=lambda c: _tracker(prog, c.id, tasks),
-                               across_claims=True):
-            _finish(prog, tasks, r)
-            yield r
+        while todo:
+            gen = verify_claims(todo, executor=args.executor, workers=args.workers,
+                                scheduler=args.scheduler, budget=getattr(args, "budget", None),
+                                seed=args.seed, alpha=args.alpha, quick=quick, out=out, resume=resume,
+                                method=method, progress_for=lambda c: _tracker(prog, c.id, tasks),
+                                across_claims=True)
+            try:
+                while True:
+                    with _claim_output_to_stderr():
+                        try:
+                            r = next(gen)
+                        except StopIteration:
+                            todo = []
+                            break
+                    todo = [c for c in todo if c.id != r.claim]
+                    _finish(prog, tasks, r)
+                    yield r
+            except Exception as exc:
+                failure = claim_failure(exc)
+                if failure is None or failure.claim not in {c.id for c in todo}:
+                    raise
+                todo = [c for c in todo if c.id != failure.claim]
+                task = tasks.pop(failure.claim, None)
+                if prog is not None and task is not None:
+                    prog.remove_task(task)
+                _report_claim_failure(failure)
+                if failures is not None:
+                    failures.append(failure)
+            finally:
+                gen.close()
 
 
 def _exit_status(results, conditions) -> int:
@@ -417,12 +500,13 @@ def _cmd_verify(args) -> int:
 
     selected = _chosen(args, args.target)
     fmt = _format(args)
-    rows, results = [], []
+    rows, results, failures = [], [], []
     show = fmt != "json" and sys.stderr.isatty()
+    stored = _stored_looks(args.out, selected) if args.resume else {}
     t0 = time.perf_counter()
     for r in _verify_many(selected, args, out=args.out, resume=args.resume,
                           method="fixed" if args.fixed else "anytime", quick=args.quick,
-                          show_progress=show):
+                          show_progress=show, failures=failures):
         results.append(r)
         if fmt == "json":
             print_json(r.to_dict())
@@ -444,13 +528,88 @@ def _cmd_verify(args) -> int:
         print_rows(fmt, f"verdicts (alpha={args.alpha}, results in {args.out}/)",
                    ["claim", "kind", "verdict", "guarantee", "evidence", "seed", "s"], rows)
         if fmt == "table":
+            from .cli_format import print_note
+
             for g in sorted({row[3] for row in rows}):
-                print(f"  {GUARANTEES[g]}")
+                print_note(GUARANTEES[g])
     if fmt != "json":
         _print_counterexamples(results, sys.stderr if fmt == "plain" else sys.stdout)
+    if args.resume:               # what --resume did with each claim (stderr where stdout is data)
+        by_id = {c.id: c for c in selected}
+        for r in results:
+            note = _resume_note(r, by_id[r.claim], stored.get(r.claim), args)
+            if fmt == "table":
+                from .cli_format import print_note
+
+                print_note(note, indent=0)
+            else:
+                print(note, file=sys.stderr if fmt in ("json", "plain") else sys.stdout)
     # the summary goes to stderr where stdout is data (json, plain) so pipes see rows only
     print(summary_line(results, elapsed), file=sys.stderr if fmt in ("json", "plain") else sys.stdout)
-    return _exit_status(results, args.fail_on)
+    status = _exit_status(results, args.fail_on)
+    if failures and fmt == "json":       # one line per failed claim: {"claim", "error", "where"}
+        for f in failures:
+            what = f.what + (f" (in chunk {f.chunk})" if f.chunk is not None else "")
+            print(json.dumps({"claim": f.claim, "error": " ".join(what.split()) or "failed",
+                              "where": f.where or None}, ensure_ascii=False), flush=True)
+    if failures:
+        print(f"theorycheck: {len(failures)} claim(s) failed in their own code and have no verdict: "
+              f"{', '.join(f.claim for f in failures)} (exit {EXIT_CLAIM_FAILED})", file=sys.stderr)
+        return EXIT_CLAIM_FAILED
+    return status
+
+
+def _stored_looks(out, claims) -> dict:
+    """Per claim id, the last look (``{"method", "chunks", "planned_chunks", "verdict"}``)
+    recorded in ``out`` before this run, read from the store's JSON-lines export
+    (:func:`proofs_check.engine.store.export_path`); claims without one are left out."""
+    from proofs_check.engine.store import export_path
+
+    found = {}
+    for c in claims:
+        try:
+            path = export_path(out, c.id)
+            with open(path, encoding="utf-8") as fh:
+                looks = [json.loads(line)["eval"] for line in fh if line.startswith('{"eval"')]
+        except (OSError, ValueError, KeyError):
+            continue
+        if looks and isinstance(looks[-1], dict):
+            found[c.id] = looks[-1]
+    return found
+
+
+def _resume_note(r, claim, before, args) -> str:
+    """One line saying what ``--resume`` did with ``claim``: extended from n to m,
+    nothing to do and why (already decided; the budget is not larger), or a fresh start."""
+    size = int(claim.chunk_size)
+    budget = args.budget if args.budget is not None else (claim.quick_budget if args.quick
+                                                           else claim.default_budget)
+    want = claim.planned_chunks(-(-int(budget) // size)) * size
+    now = r.chunks * size
+    unit = getattr(r, "unit", "units")
+    head = f"--resume {r.claim}:"
+    if not before:
+        return f"{head} nothing stored in {args.out}/ to resume; ran from the start (n = {now:,} {unit})"
+    was = int(before.get("chunks", 0)) * size
+    decided = r.verdict in ("holds", "refuted")
+    if now > was:
+        tail = (f"; the anytime-valid test decided ({r.verdict}) there, before the requested n = {want:,}"
+                if decided and now < want else "")
+        return f"{head} extended from n = {was:,} to n = {now:,} {unit}{tail}"
+    if now < was:
+        return (f"{head} used the first n = {now:,} of the {was:,} {unit} stored (the requested --budget "
+                f"is smaller); verdict {r.verdict}")
+    if want <= was:
+        return (f"{head} nothing to do: the stored run already has n = {was:,} {unit}, the requested budget "
+                f"is n = {want:,}; give a larger --budget to extend it")
+    if decided:
+        how = ("its anytime-valid test stops at the first decisive look" if r.guarantee == "anytime-valid"
+               else "the claim's kind stops once decided")
+        return (f"{head} nothing to extend: already decided ({r.verdict}) on the n = {now:,} {unit} stored "
+                f"({how}); a larger --budget (n = {want:,}) adds no data to a decided run. For an "
+                f"independent check, run afresh with a new --seed")
+    return (f"{head} not extended: n = {now:,} of the requested {want:,} {unit} (the claim's kind "
+            f"runs no more chunks); verdict {r.verdict}")
 
 
 def _print_counterexamples(results, stream) -> None:
@@ -529,7 +688,8 @@ def _cmd_report(args) -> int:
                             executor=args.executor, workers=args.workers, scheduler=args.scheduler,
                             progress=sys.stderr.isatty(), **extra)
         source = os.path.join(args.out, "results.jsonl")
-    results = read_results(source)
+    failed: list = []
+    results = read_results(source, failed)
     html = path.with_suffix(".html")
     print(f"report written to {path}" + (f" and {html}" if html.exists() else ""))
     if getattr(args, "fdr", False):      # the report states it in any case; --fdr prints it here too
@@ -542,7 +702,13 @@ def _cmd_report(args) -> int:
             alpha = results[0].alpha
         _print_fdr(results, alpha, sys.stdout)
     print(summary_line(results, time.perf_counter() - t0 if rerun else None))
-    return _exit_status(results, args.fail_on)
+    status = _exit_status(results, args.fail_on)
+    if failed:             # listed in the report as failed; a claim left unchecked is never a pass
+        print(f"theorycheck: {len(failed)} claim(s) failed in their own code and have no verdict (listed as "
+              f"FAILED in the report): {', '.join(f.claim for f in failed)} (exit {EXIT_CLAIM_FAILED})",
+              file=sys.stderr)
+        return EXIT_CLAIM_FAILED
+    return status
 
 
 def _cmd_reproduce(args) -> int:
@@ -569,6 +735,35 @@ def _cmd_reproduce(args) -> int:
     return 0
 
 
+def _cmd_diff(args) -> int:
+    """``theorycheck diff RUN_A RUN_B``: the changes (:mod:`theorycheck.diff`); exit 1 when a
+    significant change is listed (a claim's verdict, estimate, fingerprint, presence, or a
+    finding that reads differently), 0 otherwise."""
+    from .cli_format import EXIT_FAILED, print_rows
+    from .diff import CHANGE_KINDS, diff_markdown, diff_rows, diff_runs, load_run, summary_line
+
+    d = diff_runs(load_run(args.run_a), load_run(args.run_b), findings=not args.no_findings)
+    fmt = _format(args)
+    if fmt == "json":
+        print(json.dumps(d, ensure_ascii=False))
+    elif fmt == "markdown":
+        print(diff_markdown(d), end="")
+    else:
+        stream = sys.stderr if fmt == "plain" else sys.stdout
+        print(f"A: {d['a']}\nB: {d['b']}", file=stream)
+        for n in d["notes"]:
+            print(f"note: {n}", file=stream)
+        if d["changes"]:
+            print_rows(fmt, "changes from A to B", ["change", "claim", "run A", "run B", "why"], diff_rows(d),
+                       no_wrap=2)
+            if fmt == "table":
+                for k, v in CHANGE_KINDS.items():
+                    if d["counts"][k]:
+                        print(f"  {k}: {v}")
+        print(summary_line(d), file=stream)
+    return EXIT_FAILED if d["significant"] else 0
+
+
 def _cmd_calibrate(rest) -> int:
     """``theorycheck calibrate ...``: :func:`theorycheck.calibrate.main` with its own options."""
     from .calibrate import main as calibrate_main
@@ -582,7 +777,40 @@ def _cmd_calibrate(rest) -> int:
         return EXIT_INTERRUPTED
 
 
+def _safe_streams(real_process: bool) -> None:
+    """Output that cannot fail after the work is done.
+
+    * ``2>&-`` (stderr closed): in a real process, file descriptors 0–2 are reopened on
+      ``/dev/null`` if closed (so no store or result file is ever opened as fd 2 and
+      written into by a stray write to "stderr"), and messages go to stdout — a closed
+      stderr must not turn an error into a silent exit.
+    * an output encoding that cannot encode every character (``PYTHONIOENCODING=ascii``,
+      ``LANG=C`` on old Pythons): the streams write ``\\u0302``-style escapes instead of
+      failing after the run (``errors="backslashreplace"``)."""
+    if real_process:
+        for fd in (0, 1, 2):
+            try:
+                os.fstat(fd)
+            except OSError:
+                try:
+                    os.open(os.devnull, os.O_RDWR)          # the lowest free descriptor: fd
+                except OSError:
+                    pass
+    if sys.stdout is None:
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")
+    if sys.stderr is None:
+        sys.stderr = sys.stdout
+    for stream in (sys.stdout, sys.stderr):
+        enc = (getattr(stream, "encoding", None) or "").lower().replace("-", "").replace("_", "")
+        if enc not in ("utf8", "utf16", "utf32", "utf8sig") and hasattr(stream, "reconfigure"):
+            try:
+                stream.reconfigure(errors="backslashreplace")
+            except (ValueError, OSError, AttributeError, TypeError):
+                pass
+
+
 def main(argv=None) -> int:
+    _safe_streams(real_process=argv is None)
     if argv is None and hasattr(signal, "SIGPIPE"):
         # `theorycheck list | head`: end quietly on a closed pipe, as other Unix tools do
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
@@ -594,24 +822,77 @@ def main(argv=None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:        # usage errors (exit 2) and --help (exit 0)
         return int(exc.code or 0)
+    import threading
+    from concurrent.futures.process import BrokenProcessPool
+
+    from proofs_check.engine.executors import ClaimCodeError, ExecutorLostError, claim_failure, guarded_call
     from proofs_check.engine.store import ResultFileError
 
+    in_main = threading.current_thread() is threading.main_thread()
+    old_term = signal.signal(signal.SIGTERM, _on_sigterm) if in_main else None
     try:
-        _load_user(args)
+        _cap_workers(args)
+        try:
+            with _claim_output_to_stderr():           # a claims file's prints at import
+                guarded_call(_load_user, (args,), exits_only=True)
+        except ClaimCodeError as exc:
+            raise ValueError(f"claims file code {exc.what} at {exc.where or 'an unknown line'} while it was "
+                             f"imported; no claim was checked") from None
         return {"list": _cmd_list, "verify": _cmd_verify, "figs": _cmd_figs,
-                "report": _cmd_report, "reproduce": _cmd_reproduce}[args.command](args)
-    except KeyboardInterrupt:
+                "report": _cmd_report, "reproduce": _cmd_reproduce, "diff": _cmd_diff}[args.command](args)
+    except KeyboardInterrupt as exc:
         out = getattr(args, "out", None)
         kept = f"; finished chunks are kept in {out}/ — rerun with --resume" if args.command == "verify" else ""
+        if isinstance(exc, _Terminated):
+            print(f"theorycheck: terminated (SIGTERM){kept}", file=sys.stderr)
+            return EXIT_TERMINATED
         print(f"theorycheck: interrupted{kept}", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return 0
-    except (ValueError, TypeError, ResultFileError, OSError, MemoryError, RecursionError) as exc:
+    except ExecutorLostError as exc:
         if os.environ.get("THEORYCHECK_DEBUG"):
             raise
         print(f"theorycheck: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenProcessPool as exc:           # a worker verifying whole claims died
+        if os.environ.get("THEORYCHECK_DEBUG"):
+            raise
+        print(f"theorycheck: a worker process died abruptly while verifying claims (a crash, a signal or "
+              f"running out of memory): {_one_line(exc)}", file=sys.stderr)
+        return EXIT_CLAIM_FAILED
+    except Exception as exc:
+        failure = claim_failure(exc)
+        if failure is not None:                # claim code failed where no run goes on (e.g. `report`)
+            _report_claim_failure(failure)
+            return EXIT_CLAIM_FAILED
+        if not isinstance(exc, (ValueError, TypeError, ResultFileError, OSError, MemoryError, RecursionError)):
+            raise
+        if os.environ.get("THEORYCHECK_DEBUG"):
+            raise
+        print(f"theorycheck: error: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_USAGE
+    finally:
+        if in_main and old_term is not None:
+            signal.signal(signal.SIGTERM, old_term)
+
+
+def _cap_workers(args) -> None:
+    """``--workers`` above what this machine runs usefully (:func:`proofs_check.engine.executors.worker_cap`)
+    is lowered to the cap, with one line naming both (verdicts do not depend on it)."""
+    workers = getattr(args, "workers", None)
+    if workers is None or getattr(args, "scheduler", None):
+        return
+    from proofs_check.engine.executors import default_workers, worker_cap
+
+    kind = args.executor or "auto"
+    if kind == "serial":
+        return
+    cap = worker_cap("processes" if kind == "auto" else kind)
+    if workers > cap:
+        print(f"theorycheck: --workers {workers} is more than this machine runs usefully for executor "
+              f"{kind} ({default_workers()} cores: at most {cap}); using {cap}", file=sys.stderr)
+        args.workers = cap
 
 
 def _one_line(exc: BaseException) -> str:

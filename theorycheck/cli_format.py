@@ -1,8 +1,12 @@
 """What the command line prints: rows in four formats, the summary line, ``--fail-on``.
 
-* ``table``  — a rich table for a terminal (ids, kinds, verdicts never wrap);
-* ``plain``  — one line per row, tab-separated, never wrapped (the default when
-  standard output is not a terminal, so ``theorycheck list | grep`` sees whole ids);
+* ``table``  — a rich table for a terminal (ids, kinds, verdicts never wrap); when the
+  terminal is too narrow for the long columns (an 80-column terminal), each row is
+  printed *stacked*: its id, kind and verdict on one line, the other columns below it
+  wrapped by words;
+* ``plain``  — a header line (the column names), then one line per row, tab-separated,
+  never wrapped (the default when standard output is not a terminal, so
+  ``theorycheck list | grep`` sees whole ids);
 * ``markdown`` — a pipe table to paste into a document;
 * ``json``   — one JSON object per line.
 
@@ -18,7 +22,7 @@ import difflib
 import json
 import sys
 
-__all__ = ["FORMATS", "FAIL_ON", "default_format", "print_rows", "summary_line", "parse_fail_on",
+__all__ = ["FORMATS", "FAIL_ON", "default_format", "print_rows", "table_fits", "print_note", "summary_line", "parse_fail_on",
            "failing", "suggest", "print_json"]
 
 FORMATS = ("table", "plain", "markdown", "json")
@@ -45,19 +49,96 @@ def _cell(x) -> str:
     return " ".join(str(x).split()) if not isinstance(x, str) else x
 
 
-def print_rows(fmt: str, title: str, columns: list[str], rows: list[tuple], *, no_wrap: int = 3) -> None:
-    """Print ``rows`` under ``columns`` in ``fmt`` (one of :data:`FORMATS` except json)."""
+#: Below this many terminal cells a wrapping column (evidence, statement, source) is
+#: not given: the rows are printed stacked instead (see :func:`table_fits`).
+MIN_WRAP_WIDTH = 28
+#: A column whose longest cell is at most this wide is never wrapped (verdict, seed, seconds).
+SHORT_CELL = 16
+
+
+def _cells(text) -> int:
+    """Terminal cells of the widest line of ``text``."""
+    from rich.cells import cell_len
+
+    return max((cell_len(line) for line in str(text).splitlines() or [""]), default=0)
+
+
+def _widths(columns, rows):
+    return [max([_cells(c)] + [_cells(r[i]) for r in rows]) for i, c in enumerate(columns)]
+
+
+def table_fits(columns: list[str], rows: list[tuple], width: int, *, no_wrap: int = 3) -> bool:
+    """Whether a boxed table of ``rows`` fits ``width`` terminal cells readably.
+
+    The first ``no_wrap`` columns and every column whose longest cell has at most
+    :data:`SHORT_CELL` cells keep their full width; every other column must get at
+    least ``min(its longest cell, MIN_WRAP_WIDTH)`` cells (a box table spends 3 cells
+    per column and 1 more on its border).  Otherwise :func:`print_rows` stacks the rows.
+    """
+    need = 1 + 3 * len(columns)
+    for i, w in enumerate(_widths(columns, rows)):
+        need += w if (i < no_wrap or w <= SHORT_CELL) else min(w, MIN_WRAP_WIDTH)
+    return need <= width
+
+
+def _segments(parts: list[str], width: int, *, indent: int, sep: str = "  ") -> list[str]:
+    """``parts`` joined by ``sep`` into lines of at most ``width`` cells, broken only
+    between parts (a continuation line starts with ``indent`` spaces; a part longer
+    than a line gets a line of its own)."""
+    from rich.cells import cell_len
+
+    lines: list[str] = []
+    for part in parts:
+        if lines and cell_len(lines[-1] + sep + part) <= width:
+            lines[-1] += sep + part
+        else:
+            lines.append((" " * indent if lines else "") + part)
+    return lines
+
+
+def print_rows(fmt: str, title: str, columns: list[str], rows: list[tuple], *, no_wrap: int = 3,
+               width: int | None = None) -> None:
+    """Print ``rows`` under ``columns`` in ``fmt`` (one of :data:`FORMATS` except json).
+
+    ``table`` is a boxed table when it fits the terminal (:func:`table_fits`; ``width``
+    defaults to the terminal's, ``COLUMNS`` included), else *stacked*: per row one line
+    with the first ``no_wrap`` columns (broken only between them), one line with the
+    short columns as ``name: value``, then every other column as ``name: value``
+    wrapped by words under a four-cell indent.  ``plain`` starts with one header line
+    (the column names, tab-separated), then one tab-separated line per row."""
     if fmt == "table":
         from rich.console import Console
         from rich.table import Table
+        from rich.text import Text
 
-        t = Table(title=title, show_lines=False)
-        for i, c in enumerate(columns):
-            t.add_column(c, overflow="fold", no_wrap=i < no_wrap)
+        console = Console() if width is None else Console(width=width)
+        rows = [tuple(str(x) for x in r) for r in rows]
+        if table_fits(columns, rows, console.width, no_wrap=no_wrap):
+            widths = _widths(columns, rows)
+            t = Table(title=title, show_lines=False)
+            for i, c in enumerate(columns):
+                keep = i < no_wrap or widths[i] <= SHORT_CELL
+                t.add_column(c, overflow="fold", no_wrap=keep,
+                             min_width=widths[i] if keep else min(widths[i], MIN_WRAP_WIDTH))
+            for r in rows:
+                t.add_row(*r)
+            console.print(t)
+            return
+        console.print(Text(title, style="italic"))
+        widths = _widths(columns, rows)
+        short = [i for i in range(no_wrap, len(columns)) if widths[i] <= SHORT_CELL]
         for r in rows:
-            t.add_row(*[str(x) for x in r])
-        Console().print(t)
+            for line in _segments(list(r[:no_wrap]), console.width, indent=2):
+                console.print(Text(line, style="bold"), overflow="fold", soft_wrap=False)
+            below = [" · ".join(f"{columns[i]}: {r[i]}" for i in short if r[i].strip())]
+            below += [f"{columns[i]}: {r[i]}" for i in range(no_wrap, len(columns))
+                      if i not in short and r[i].strip()]
+            for text in filter(None, below):       # wrapped by words under a 4-cell indent
+                for line in Text(text).wrap(console, max(console.width - 4, 8), overflow="fold"):
+                    line.rstrip()
+                    console.print(Text("    ") + line, soft_wrap=True)
     elif fmt == "plain":
+        print("\t".join(columns))
         for r in rows:
             print("\t".join(" ".join(str(x).split()) for x in r))
     elif fmt == "markdown":
@@ -67,6 +148,18 @@ def print_rows(fmt: str, title: str, columns: list[str], rows: list[tuple], *, n
             print("| " + " | ".join(" ".join(str(x).split()).replace("|", "\\|") for x in r) + " |")
     else:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+
+
+def print_note(text: str, *, indent: int = 2) -> None:
+    """One note under a table, wrapped by words to the terminal's width (``COLUMNS``
+    included) with a hanging indent, so a narrow terminal does not cut words."""
+    import shutil
+    import textwrap
+
+    width = max(shutil.get_terminal_size((100, 24)).columns, 20 + indent)
+    print(textwrap.fill(text, width=width - 1, initial_indent=" " * indent,
+                        subsequent_indent=" " * (indent + 2), break_long_words=False,
+                        break_on_hyphens=False))
 
 
 def summary_line(results, elapsed_s: float | None = None) -> str:
@@ -91,9 +184,12 @@ def summary_line(results, elapsed_s: float | None = None) -> str:
     contradicted = sum(1 for r in results if _contradicts(r))
     if contradicted:
         parts.append(f"{contradicted} against expectation")
-    asymptotic = sum(1 for r in results if _asymptotic(r))
+    asymptotic = sum(1 for r in results if _asymptotic(r) and r.guarantee == "asymptotic")
     if asymptotic:
         parts.append(f"{asymptotic} of the decisive verdicts asymptotic only (not settled)")
+    estimates = sum(1 for r in results if _asymptotic(r) and r.guarantee == "estimate")
+    if estimates:
+        parts.append(f"{estimates} on numerical estimates only (not settled)")
     noun = "claim" if len(results) == 1 else "claims"
     line = f"{len(results)} {noun}: " + (", ".join(parts) if parts else "nothing verified")
     if elapsed_s is not None:
@@ -117,15 +213,18 @@ def failing(results, conditions) -> list[tuple[str, str]]:
     ``refuted`` respects ``expected``: a control or finding declared
     ``expected="refuted"`` that is refuted does not fail the run.  A decisive
     verdict whose guarantee is ``"asymptotic"`` (a comparison without bounds or
-    a variance bound: Hall's interval, no finite-sample guarantee) is not
-    settled: it counts as ``inconclusive``, never as ``refuted`` or
-    ``unexpected`` (``docs/theory/engine.md`` §2.4).
+    a variance bound: Hall's interval, no finite-sample guarantee) or
+    ``"estimate"`` (a numerical approximation with an estimated, not bounded,
+    error) is not settled: it counts as ``inconclusive``, never as ``refuted``
+    or ``unexpected`` (``docs/theory/engine.md`` §2.4, §4).
     """
     out = []
     for r in results:
         if _asymptotic(r):
             if "inconclusive" in conditions:
-                out.append((r.claim, f"{r.verdict} only asymptotically (no finite-sample guarantee): not settled"))
+                why = ("only asymptotically (no finite-sample guarantee)" if r.guarantee == "asymptotic"
+                       else "on a numerical estimate (error not bounded)")
+                out.append((r.claim, f"{r.verdict} {why}: not settled"))
         elif "refuted" in conditions and r.verdict == "refuted" and r.expected != "refuted":
             out.append((r.claim, "refuted"))
         elif "inconclusive" in conditions and r.verdict == "inconclusive":
@@ -136,8 +235,9 @@ def failing(results, conditions) -> list[tuple[str, str]]:
 
 
 def _asymptotic(r) -> bool:
-    """A decisive verdict resting on an asymptotic guarantee only: not settled."""
-    return r.verdict in ("holds", "refuted") and getattr(r, "guarantee", "") == "asymptotic"
+    """A decisive verdict resting on an asymptotic guarantee or a numerical estimate only: not
+    settled."""
+    return r.verdict in ("holds", "refuted") and getattr(r, "guarantee", "") in ("asymptotic", "estimate")
 
 
 def _contradicts(r) -> bool:

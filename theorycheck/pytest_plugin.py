@@ -91,20 +91,35 @@ def _settings(config) -> dict:
     if budget == "quick":
         out["quick"] = True
     elif budget != "default":
+        from proofs_check.engine.validate import check_budget
+
         try:
             out["budget"] = int(budget)
         except ValueError:
             raise pytest.UsageError(f"--theorycheck-budget must be an integer, 'quick' or 'default', "
                                     f"got {budget!r}") from None
-        if out["budget"] < 1:
-            raise pytest.UsageError(f"--theorycheck-budget must be ≥ 1, got {budget}")
+        try:                                  # the engine's rule, checked here rather than in every test
+            check_budget(out["budget"])
+        except ValueError as exc:
+            raise pytest.UsageError(f"--theorycheck-{exc} (or 'quick' / 'default')") from None
+    from proofs_check.engine.validate import check_alpha
+
+    text = str(_setting(config, "alpha")).strip()
     try:
-        out["alpha"] = float(_setting(config, "alpha"))
-        out["seed"] = int(_setting(config, "seed"))
+        alpha = float(text)
+    except ValueError:
+        raise pytest.UsageError(f"--theorycheck-alpha must be a number in (0, 1), got {text!r}") from None
+    if not 0.0 < alpha < 1.0:
+        raise pytest.UsageError(f"--theorycheck-alpha must lie in (0, 1), got {alpha}")
+    try:                                      # the engine's floor (MIN_ALPHA), here rather than in every test
+        out["alpha"] = check_alpha(alpha)
     except ValueError as exc:
-        raise pytest.UsageError(f"theorycheck alpha/seed: {exc}") from None
-    if not 0.0 < out["alpha"] < 1.0:
-        raise pytest.UsageError(f"--theorycheck-alpha must lie in (0, 1), got {out['alpha']}")
+        raise pytest.UsageError(f"--theorycheck-{exc}") from None
+    text = str(_setting(config, "seed")).strip()
+    try:
+        out["seed"] = int(text)
+    except ValueError:
+        raise pytest.UsageError(f"--theorycheck-seed must be an integer ≥ 0, got {text!r}") from None
     if out["seed"] < 0:
         raise pytest.UsageError(f"--theorycheck-seed must be ≥ 0, got {out['seed']}")
     out["inconclusive"] = str(_setting(config, "inconclusive"))
@@ -167,7 +182,10 @@ def _resolve(marker, returned):
 
     target = marker.args[0] if marker.args else marker.kwargs.get("claim", returned)
     if isinstance(target, str):
-        return get_claim(target)
+        try:
+            return get_claim(target)
+        except ValueError as exc:             # one line naming the id and the close matches
+            pytest.fail(f"theorycheck_claim: {exc}", pytrace=False)
     if not isinstance(target, Claim) and isinstance(getattr(target, "claim", None), Claim):
         return target.claim                     # a function decorated into a claim
     return target

@@ -98,8 +98,9 @@ def _reward_to_go(r, m):
 
 
 def _returns_and_groups(token_rewards, response_mask, group_ids):
-    """Validated ``(r, m)``, the reward-to-go ``G`` and the group index, for the estimators that
-    need no log-probabilities (group mean, leave-one-out)."""
+    """Validated ``(r, m)`` and the group index ``(inv, starts)``, for the estimators that need no
+    log-probabilities (group mean, leave-one-out; they form the reward-to-go themselves, scaled when
+    it would overflow)."""
     r = _as_2d("token_rewards", token_rewards)
     if r.size == 0:
         raise ValueError(f"the batch is empty: token_rewards has shape {r.shape}")
@@ -108,5 +109,5 @@ def _returns_and_groups(token_rewards, response_mask, group_ids):
     if not np.all((m == 0) | (m == 1)):
         raise ValueError("response_mask must contain only 0 and 1")
     inv, order, starts = _group_index(group_ids, r.shape[0])
-    return r, m, _reward_to_go(r, m), inv, starts
+    return r, m, inv, starts
 

@@ -434,9 +434,10 @@ def _check_finite_result(adv):
     bad = ~np.isfinite(adv)
     if bad.any():
         i, t = (int(v) for v in np.argwhere(bad)[0])
-        raise ValueError(f"the OTB baseline is not finite at (row {i}, position {t}): the cumulative weights "
-                         "of the group cancel; check that log_probs and sum_pi_squared come from the same "
-                         "distribution (1 − 2π + Σπ² ≥ 0)")
+        raise ValueError(f"the OTB advantage is not finite at (row {i}, position {t}): the cumulative weights "
+                         "of the group cancel (check that log_probs and sum_pi_squared come from the same "
+                         "distribution, 1 − 2π + Σπ² ≥ 0) or token_rewards are too large for the baseline "
+                         "Σ G ω / Σ ω to be a float64 (rescale the rewards)")
 
 
 def optimal_token_baseline_advantage(token_rewards, response_mask, group_ids, log_probs, sum_pi_squared,

@@ -66,11 +66,16 @@ class ExactModel:
         return self.P.size
 
     def prefix_index(self, t: int) -> np.ndarray:
-        """Row of the depth-``t`` prefix ``(y_1..y_t)`` for every sequence."""
+        """Row of the depth-``t`` prefix ``(y_1..y_t)`` for every sequence (``0 ≤ t ≤ T``)."""
+        t = check_int("t", t, lo=0, hi=self.T)
         return np.arange(self.n_seq) // self.V ** (self.T - t)
 
     def mean_gradient(self, a: np.ndarray) -> np.ndarray | list:
-        """``E[Σ_t s_t a_t(y)]`` — dense vector (linear) or list of per-depth ``(V**t, V)`` tables."""
+        """``E[Σ_t s_t a_t(y)]`` — dense vector (linear) or list of per-depth ``(V**t, V)`` tables
+        (``a``: finite per-sequence, per-position weights of shape ``(V**T, T)``)."""
+        a = check_finite_array("a", a, ndim=2)
+        if a.shape != (self.n_seq, self.T):
+            raise ValueError(f"a must have shape (V**T, T) = ({self.n_seq}, {self.T}), got {a.shape}")
         w = self.P[:, None] * a
         if self.scores is not None:
             return np.einsum("nt,ntd->d", w, self.scores)
@@ -81,14 +86,27 @@ class ExactModel:
         return out
 
     def sq_norm(self, g) -> float:
+        """``‖g‖²`` of a mean-gradient object (a vector, or a list of per-depth tables)."""
         if isinstance(g, list):
-            return float(sum(np.sum(x * x) for x in g))
+            return float(sum(np.sum(x * x) for x in (check_finite_array(f"g[{i}]", v) for i, v in enumerate(g))))
+        g = check_finite_array("g", g, ndim=1)
         return float(g @ g)
 
     def inner_with(self, g) -> np.ndarray:
-        """``h[y, t] = ⟨s_t(y), g⟩`` for a mean-gradient object ``g``."""
+        """``h[y, t] = ⟨s_t(y), g⟩`` for a mean-gradient object ``g`` (the shape
+        :meth:`mean_gradient` returns)."""
         if self.scores is not None:
+            g = check_finite_array("g", g, ndim=1)
+            if g.shape != self.scores.shape[-1:]:
+                raise ValueError(f"g must have shape {self.scores.shape[-1:]} (the parameter dimension), got {g.shape}")
             return self.scores @ g
+        if not isinstance(g, (list, tuple)) or len(g) != self.T:
+            raise TypeError(f"g must be a list of T = {self.T} per-depth tables (as mean_gradient returns), "
+                            f"got {type(g).__name__}")
+        g = [check_finite_array(f"g[{t}]", gt, ndim=2) for t, gt in enumerate(g)]
+        for t, gt in enumerate(g):
+            if gt.shape != (self.V ** t, self.V):
+                raise ValueError(f"g[{t}] must have shape (V**t, V) = ({self.V ** t}, {self.V}), got {gt.shape}")
         h = np.empty((self.n_seq, self.T))
         for t in range(self.T):
             rows = self.prefix_index(t)

@@ -37,7 +37,7 @@ import numpy as np
 
 from ._args import choice as _choice
 from proofs_check.engine import (as_generator, check_finite_array, check_instance, check_int,
-                                          check_real)
+                                          check_real, shown)
 
 from .group import global_bstar_advantage, group_mean_advantage, rloo_advantage
 from .otb import optimal_token_baseline_advantage
@@ -85,8 +85,19 @@ class CountTask:
         return self.n_prompts * (self.V + 1)
 
     def state(self, prompt, prev):
-        """Row of θ for ``(prompt, previous token)``; ``prev = V`` is BOS."""
-        return prompt * (self.V + 1) + prev
+        """Row of θ for ``(prompt, previous token)``; ``prev = V`` is BOS (integers or integer arrays
+        of one shape: ``0 ≤ prompt < n_prompts``, ``0 ≤ prev ≤ V``)."""
+        out = []
+        for name, v, hi in (("prompt", prompt, self.n_prompts - 1), ("prev", prev, self.V)):
+            a = np.asarray(v)
+            if a.dtype.kind not in "iu" or isinstance(v, bool):
+                raise TypeError(f"{name} must be an integer or an integer array, got {shown(v)}")
+            if a.size and (int(a.min()) < 0 or int(a.max()) > hi):
+                raise ValueError(f"{name} must lie in [0, {hi}], got {shown(v)}")
+            out.append(a if a.ndim else int(a))
+        if np.shape(out[0]) != np.shape(out[1]):
+            raise ValueError(f"prompt and prev must have one shape, got {np.shape(out[0])} and {np.shape(out[1])}")
+        return out[0] * (self.V + 1) + out[1]
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -29,7 +29,8 @@ inside a chunk do):
 * worst-case search and shrinking — ``violates``, ``confirm_mp``, ``shrink``,
   ``complexity``, ``reproduce_line``;
 * chunks and workers — ``as_arrays``, ``to_jsonable``, ``default_workers``,
-  ``MAX_WORKERS``, ``single_threaded_blas``.
+  ``MAX_WORKERS``, ``single_threaded_blas``;
+* the sign-comparison statistic ``sign_of`` (a majority stated with ``bounds=(-1, 1)``).
 
 Names are imported lazily (PEP 562) so that ``theorycheck --help`` and other
 light users of one submodule do not pay for SciPy and the statistics.  The
@@ -48,6 +49,10 @@ _WHERE = {
     **dict.fromkeys(["EXPECTED", "LABELS", "ROLES", "Claim", "replace", "to_jsonable"], "claims"),
     **dict.fromkeys(["KINDS", "Result", *kind_class_names()], "kinds"),
     "Source": "source",
+    "sign_of": "kinds.comparison",
+    # headline findings: sentence templates bound to claims, declared by topics
+    **dict.fromkeys(["Finding", "NotSettled", "register_finding", "registered_findings", "get_finding"],
+                    "findings"),
     # the registry
     **dict.fromkeys(["claims", "get_claim", "register", "select"], "registry"),
     # verdicts
@@ -80,7 +85,7 @@ KIT = ("as_generator", "check_int", "check_real", "check_open_unit", "check_fini
        "check_bool", "check_instance", "shown", "check_alpha", "check_budget", "check_seed",
        "clopper_pearson", "log_e_below", "log_e_above",
        "violates", "confirm_mp", "shrink", "complexity", "reproduce_line",
-       "as_arrays", "to_jsonable", "default_workers", "MAX_WORKERS", "single_threaded_blas")
+       "as_arrays", "to_jsonable", "default_workers", "MAX_WORKERS", "single_threaded_blas", "sign_of")
 
 __all__ = [name for name in _WHERE if name not in KIT]
 

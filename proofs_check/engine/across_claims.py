@@ -26,12 +26,11 @@ import concurrent.futures as cf
 import multiprocessing as mp
 from typing import Callable, Iterator
 
-from .blas import limit_blas_threads
 from .claims import Claim
-from .executors import MAX_WORKERS, Executor, default_workers, executor_kind, make_executor
+from .executors import MAX_WORKERS, Executor, default_workers, executor_kind, make_executor, process_worker_init
 from .registry import check_portable, claim_modules, get_claim, is_shipped
 from .results import Result
-from .validate import check_int
+from .validate import check_bool, check_int
 from .verify import verify_claim
 
 __all__ = ["verify_claims", "verify_across_claims", "groups_by_experiment", "worker_init"]
@@ -52,6 +51,9 @@ def verify_claims(claims, *, executor: str | Executor | None = None, workers: in
     processes instead (:func:`verify_across_claims`): the same verdicts, bitwise, in
     the same order, without per-chunk progress."""
     claims = list(claims)
+    for flag in ("quick", "resume"):             # 'no' is not False: refused before any claim runs
+        if flag in kw:
+            kw[flag] = check_bool(flag, kw[flag])
     check_portable(claims, executor_kind(executor, scheduler))   # every claim, before any runs
     if across_claims and executor in (None, "auto") and scheduler is None and len(claims) > 1:
         n = default_workers() if workers is None else check_int("workers", workers, lo=1, hi=MAX_WORKERS)
@@ -81,8 +83,10 @@ def groups_by_experiment(claims: list[Claim]) -> list[list[int]]:
 
 
 def worker_init() -> None:
-    """What a worker process that verifies whole claims does first: one BLAS thread."""
-    limit_blas_threads()
+    """What a worker process that verifies whole claims does first: one BLAS thread,
+    prints to stderr, and an end of its own once its owner is gone
+    (:func:`.executors.process_worker_init`)."""
+    process_worker_init()
 
 
 def _run_group(ids: list[str], kw: dict) -> list[dict]:

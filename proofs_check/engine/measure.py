@@ -96,7 +96,7 @@ def experiment_chunks(experiment: Experiment, n_chunks: int, *, seed: int, execu
         checked = (str(store.db_path), name, fp, int(seed), experiment.chunk_size)
         try:
             if checked not in _SPOT_CHECKED and not have:   # once per process and store
-                spot_check(store, experiment.chunk_task(), seed)
+                spot_check(store, experiment.chunk_task(), seed, executor)
                 _SPOT_CHECKED.add(checked)
         except ResultFileError:
             store.close()

@@ -143,7 +143,8 @@ def run_evalue(result) -> RunEvalue:
     if g not in ("anytime-valid", "exact"):
         why = {"asymptotic": "asymptotic verdict: no finite-sample e-value",
                "search": "search verdict: not a sampling statement",
-               "deterministic": "deterministic computation: not a sampling statement"}.get(
+               "deterministic": "deterministic computation: not a sampling statement",
+               "estimate": "numerical estimate: not a sampling statement"}.get(
             g, f"guarantee {g!r}: no e-value")
         return RunEvalue(result.claim, result.verdict, None, None, why)
     lr, lh, how = result.e_values()

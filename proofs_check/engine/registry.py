@@ -21,7 +21,9 @@ from __future__ import annotations
 import fnmatch
 import importlib
 import importlib.util
+import os
 import pickle
+import shlex
 import sys
 import types
 from importlib.metadata import entry_points
@@ -134,25 +136,45 @@ def register(claim: Claim) -> Claim:
     return claim
 
 
+def shown_path(path) -> str:
+    """``path`` as printed in reports and reproduce lines: relative to the current folder
+    when it lies inside it, else ``~/…`` under the home folder, else as it is (no machine
+    paths such as ``/home/alice/…`` in a report that is shared)."""
+    p = Path(path)
+    try:
+        return os.path.relpath(p, Path.cwd()) if p.resolve().is_relative_to(Path.cwd().resolve()) else \
+            ("~/" + str(p.resolve().relative_to(Path.home().resolve()))
+             if p.resolve().is_relative_to(Path.home().resolve()) and Path.home() != Path("/") else str(p))
+    except (OSError, ValueError, RuntimeError):
+        return str(p)
+
+
 def module_origin(module: str) -> str:
-    """How a user names ``module``: its file path if it was loaded from one."""
-    return _PATH_MODULES.get(module, module)
+    """How a user names ``module``: its file path if it was loaded from one (shown by
+    :func:`shown_path`)."""
+    return shown_path(_PATH_MODULES[module]) if module in _PATH_MODULES else module
 
 
 def claim_origin(claim_id: str) -> str:
     """The CLI words that load the claim's module, for a reproduce line: the
-    claims file, ``-m module`` for a module named on the command line, or ``""``
-    for an entry-point module (loaded anyway)."""
+    claims file (:func:`shown_path`, shell-quoted; also the file of a module imported
+    some other way, e.g. by a test), ``-m module`` for a module named on the command
+    line, or ``""`` for an entry-point module (loaded anyway)."""
     mod = _ORIGIN.get(claim_id)
     if mod is None:
         return ""
     if mod in _PATH_MODULES:
-        return _PATH_MODULES[mod]
+        return shlex.quote(shown_path(_PATH_MODULES[mod]))
     entry = set(claim_modules())
     if any(mod == m or mod.startswith(m + ".") for m in entry):
         return ""
     if any(mod == m or mod.startswith(m + ".") for m in _USER_SPECS):
         return f"-m {mod}"
+    # a module imported some other way (a test's `import mybound`, a script): its file, so that
+    # the reproduce line loads the claim in a fresh process
+    file = getattr(sys.modules.get(mod), "__file__", None)
+    if file and file.endswith(".py") and os.path.isfile(file):
+        return shlex.quote(shown_path(file))
     return ""
 
 
@@ -229,6 +251,11 @@ def load_user_claims(spec: str) -> list[Claim]:
 
     try:
         if is_path:
+            # the file may import a module beside it, as `python file.py` allows: its folder goes
+            # on sys.path (at the end: a sibling never shadows an installed module) and stays
+            # there, for claim code that imports later and for worker processes
+            if str(path.parent) not in sys.path:
+                sys.path.append(str(path.parent))
             _load_path_module(name, str(path))
         else:
             importlib.import_module(name)

@@ -34,6 +34,9 @@ GUARANTEES = {
     "search": "search: no violation found in the evaluations made — not a proof",
     "deterministic": "deterministic: an exact computation on a finite grid; no sampling error, "
                      "the verdict says what the grid shows",
+    "estimate": "estimate: a deterministic numerical approximation of the stated quantity (e.g. a "
+                "dynamic program on a grid) whose error is estimated, not bounded; the verdict reads the "
+                "approximation and is not settled (--fail-on counts it as inconclusive)",
     "proved": "proved: holds everywhere on the declared domain, certified in ball arithmetic "
               "(branch-and-bound with outward rounding, or a symbolic identity); box count, smallest "
               "box width and time in the certificate",

@@ -15,6 +15,8 @@ and the per-chunk generator take it as checked.  :func:`chunk_rng` and
 from __future__ import annotations
 
 import json
+import math
+import re
 from typing import Callable, Sequence
 
 import numpy as np
@@ -24,7 +26,7 @@ from .executors import Executor, make_executor
 from .store import ChunkStore, dump_stats, plain_stats
 from .validate import check_int, check_seed
 
-__all__ = ["chunk_rng", "run_chunk", "map_chunks", "run_chunks", "spot_check"]
+__all__ = ["chunk_rng", "run_chunk", "map_chunks", "run_chunks", "spot_check", "spot_check_size"]
 
 
 #: map_chunks returns every chunk's result in a list: at most this many.
@@ -136,16 +138,92 @@ def run_chunks(task: Callable, n_chunks: int, *, chunk_size: int, seed: int,
     return prefix
 
 
-def spot_check(store: ChunkStore, task, seed: int) -> None:
-    """Recompute the highest stored chunk and compare it with the stored one:
-    a record that checks out by range and checksum but was not produced by this
-    code and seed (an edit that recomputed the sum, a file from elsewhere) is
-    refused.  Costs one chunk; ``seed`` is a checked root seed."""
+#: The resume spot check must catch a changed claim with at least this probability.
+SPOT_CHECK_POWER = 1.0 - 1e-6
+
+
+def spot_check_size(chunk_size: int, stored: int) -> int:
+    """How many stored chunks the resume spot check recomputes.
+
+    Worst case to catch: the code changed in a way the fingerprint cannot see
+    (a library it calls, state reached at call time) so that a Bernoulli
+    claim's p moved by Δ ≥ 1/m, m = ``chunk_size``.  A chunk draws m uniforms
+    u and counts u < p; with the same seed its count is unchanged only if no u
+    falls between the old and the new p, which has probability
+    ``q = (1 − Δ)^m ≤ (1 − 1/m)^m ≤ e^{−1}`` (``(1 − 1/m)^m`` increases to
+    ``1/e``).  Chunks draw from independent streams (``SeedSequence(seed,
+    spawn_key=(k,))``), so ``s`` distinct recomputed chunks all agree with the
+    stored ones with probability ``q^s``; ``q^s ≤ 1 − SPOT_CHECK_POWER = 1e-6``
+    needs ``s = ⌈ln(1e−6) / ln q⌉`` — 14 for every m ≥ 10 (q → 1/e, ln 1e6 =
+    13.8), 10 for m = 2, 1 for m = 1.  Capped by the number of chunks
+    ``stored`` (all of them are then recomputed, which catches any change).
+    Source: the binomial coupling above; ``docs/theory/engine.md`` §3 (chunk
+    streams)."""
+    m = int(chunk_size)
+    if m <= 1:
+        return min(1, stored)
+    q = (1.0 - 1.0 / m) ** m
+    need = math.ceil(math.log(1.0 - SPOT_CHECK_POWER) / math.log(q) - 1e-9)
+    return max(0, min(int(need), int(stored)))
+
+
+def spot_check(store: ChunkStore, task, seed: int, executor: Executor | None = None) -> None:
+    """Recompute a seeded random sample of the stored chunks and compare each
+    with the stored one.
+
+    A record that checks out by range and checksum but was not produced by
+    this code and seed — the code changed in a way the fingerprint cannot see,
+    an edit that recomputed the checksum, a file from elsewhere — is refused.
+    The sample holds the highest stored chunk and :func:`spot_check_size`
+    chunks in all, drawn without replacement by a generator seeded with the
+    run's seed and fingerprint (the same chunks on every resume of one run);
+    a change of a Bernoulli claim's p by ≥ 1/chunk_size is caught with
+    probability ≥ 1 − 1e-6.  A chunk that differs is computed once more: if the
+    two fresh evaluations (same seed) differ from each other the claim is
+    NON-DETERMINISTIC — it reads state besides its rng argument — and is
+    reported as such (naming the globals it reads that usually cause it),
+    not as edited.  Costs up to 14 chunks, run on ``executor`` when one is
+    given (in parallel on its workers), else here; ``seed`` is a checked root seed."""
     if not store.chunks:
         return
-    k = max(store.chunks)
-    fresh = json.loads(dump_stats(plain_stats(_run_chunk(task, seed, k, int(store.header["chunk_size"])))))
-    if fresh != store.chunks[k]:
+    from .fingerprint import nondeterministic_reads
+
+    size = int(store.header["chunk_size"])
+    keys = sorted(store.chunks)
+    s = spot_check_size(size, len(keys))
+    fp = str(store.header.get("fingerprint", ""))
+    entropy = [int(seed), int(fp, 16) if re.fullmatch(r"[0-9a-f]+", fp) else len(fp)]
+    rng = np.random.default_rng(np.random.SeedSequence(entropy))
+    rest = keys[:-1]
+    picked = [keys[-1]] + [rest[i] for i in sorted(rng.choice(len(rest), size=min(s - 1, len(rest)),
+                                                              replace=False))] if s > 1 else [keys[-1]]
+
+    def as_stored(stats):
+        return json.loads(dump_stats(plain_stats(stats)))
+
+    def fresh(k):
+        return as_stored(_run_chunk(task, seed, k, size))
+
+    if executor is not None and executor.workers > 1 and len(picked) > 1:
+        gen = executor.imap(_run_chunk, ((k, (task, seed, k, size)) for k in picked), window=executor.workers)
+        try:
+            computed = {k: as_stored(stats) for k, stats in gen}
+        finally:
+            gen.close()
+    else:
+        computed = None
+    for k in picked:
+        first = computed[k] if computed is not None else fresh(k)
+        if first == store.chunks[k]:
+            continue
+        if fresh(k) != first:
+            reads = nondeterministic_reads(task)
+            why = (f"it reads {', '.join(reads)}" if reads else
+                   "it reads state besides its rng argument, e.g. global np.random, time or a mutable global")
+            raise ResultFileError(f"claim {store.name} is NON-DETERMINISTIC: two evaluations of chunk {k} with "
+                                  f"seed {seed} differ ({why}); its results cannot be reproduced or resumed — "
+                                  f"draw only from the rng argument, then run without --resume")
         raise ResultFileError(f"result store {store.db_path}: chunk {k} of {store.name} differs from a "
                               f"recomputation with this code and seed; it was edited or written by other "
-                              f"code — delete the store or run without --resume")
+                              f"code (a change the fingerprint cannot see) — delete the store or run "
+                              f"without --resume")

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .validate import shown
+
 __all__ = ["Source"]
 
 
@@ -25,7 +27,15 @@ class Source:
     note: str = ""
 
     def __post_init__(self) -> None:
-        papers = (self.papers,) if isinstance(self.papers, str) else tuple(self.papers)
+        if isinstance(self.papers, str):
+            papers = (self.papers,)
+        elif isinstance(self.papers, (tuple, list)) and all(isinstance(p, str) for p in self.papers):
+            papers = tuple(self.papers)
+        else:
+            raise TypeError(f"papers must be a paper key (str) or a tuple/list of keys, got {shown(self.papers)}")
+        for name in ("where", "theory", "note"):
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(f"{name} must be a string, got {shown(getattr(self, name))}")
         object.__setattr__(self, "papers", papers)
         if not papers and not self.theory:
             raise ValueError("a Source needs a paper key or a theory page anchor")

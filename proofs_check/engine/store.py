@@ -51,10 +51,101 @@ DB_NAME = "theorycheck.sqlite"
 _IDENTITY = ("fingerprint", "seed", "chunk_size", "alpha")
 
 
+#: Longest name part of an export file (file systems allow 255 bytes per name).
+_MAX_STEM = 160
+
+
+def why_unwritable(folder) -> str:
+    """``""``, or why nothing can be written in ``folder`` (for error messages): on a
+    read-only file system, not writable by this user, or on a full disk (under 64 KiB
+    free).  The nearest existing parent is examined when ``folder`` does not exist."""
+    folder = Path(folder)
+    while not folder.exists() and folder.parent != folder:
+        folder = folder.parent
+    try:
+        st = os.statvfs(folder)
+    except (OSError, AttributeError):
+        return ""
+    if st.f_flag & getattr(os, "ST_RDONLY", 1):
+        return f"; {folder} is on a read-only file system: give --out a writable folder"
+    if not os.access(folder, os.W_OK):
+        return f"; {folder} is not writable by this user: give --out a writable folder"
+    if st.f_bavail * st.f_frsize < 64 * 1024:
+        return (f"; the disk holding {folder} is full ({st.f_bavail * st.f_frsize} bytes free): free space "
+                f"or give --out a folder on another disk")
+    return ""
+
+
+def _drop_if_empty(path: Path, existed: bool) -> None:
+    """Remove a store file this process created empty (an open that failed on a full disk)."""
+    if existed:
+        return
+    for p in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        try:
+            if p.stat().st_size == 0:
+                p.unlink()
+        except OSError:
+            pass
+
+
 def export_path(out, name: str) -> Path:
-    """``OUT/<name>.chunks.jsonl`` with the name made file-name safe."""
+    """``OUT/<name>.chunks.jsonl`` with the name made file-name safe, injectively.
+
+    An id made only of ``[A-Za-z0-9_.-]`` (at most ``_MAX_STEM`` characters) is
+    kept as it is.  Any other id has each other character replaced by ``_``
+    (and is cut to ``_MAX_STEM`` characters) and gets ``~`` plus the first 16
+    hex digits of the SHA-256 of the whole id appended: ``mine.θ`` and
+    ``mine.φ`` (or ``mine/a`` and ``mine:a``) map to different files, and an
+    escaped name never equals a kept one (``~`` is not in the kept set), so
+    two ids share a file only on a 64-bit hash collision."""
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name)
+    if safe != name or len(safe) > _MAX_STEM:
+        safe = f"{safe[:_MAX_STEM]}~{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
     return Path(out) / f"{safe}.chunks.jsonl"
+
+
+#: Seeds beyond SQLite's signed 64-bit INTEGER are stored as TEXT with this
+#: prefix (a plain decimal text would be turned into a lossy REAL by the
+#: column's INTEGER affinity); smaller seeds stay INTEGER, as in older stores.
+_BIG_SEED = "big:"
+
+
+def _seed_to_db(seed: int):
+    seed = int(seed)
+    return seed if -2 ** 63 <= seed < 2 ** 63 else f"{_BIG_SEED}{seed}"
+
+
+def _seed_from_db(value):
+    """The seed a ``runs.seed`` cell holds (an int), or the raw value if it is
+    not a seed (a damaged cell: it then differs from every run's seed)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.startswith(_BIG_SEED) and value[len(_BIG_SEED):].isdigit():
+        return int(value[len(_BIG_SEED):])
+    return value
+
+
+#: The fields of a look (an ``evals`` record) and the types they must have.
+_EVAL_FIELDS = {"method": (str,), "alpha": (int, float), "chunks": (int,), "planned_chunks": (int,),
+                "verdict": (str,)}
+
+
+def _check_evaluation(record) -> str | None:
+    """Why ``record`` cannot be a look written by :meth:`ChunkStore.record_evaluation`
+    (``None`` if it can): an object with ``method``/``verdict`` strings, a real
+    ``alpha`` and integer ``chunks``/``planned_chunks`` ≥ 0."""
+    if not isinstance(record, dict):
+        return f"the record is {json.dumps(record)[:40]}, not an object"
+    for field, types in _EVAL_FIELDS.items():
+        if field not in record:
+            return f"field {field!r} is missing"
+        v = record[field]
+        if isinstance(v, bool) or not isinstance(v, types):
+            want = {(str,): "a string", (int,): "an integer"}.get(types, "a number")
+            return f"field {field!r} is {json.dumps(v)[:40]}, not {want}"
+        if field in ("chunks", "planned_chunks") and v < 0:
+            return f"field {field!r} is negative ({v})"
+    return None
 
 
 def checksum(fingerprint: str, k: int, text: str) -> str:
@@ -174,18 +265,23 @@ class ChunkStore:
                 time.sleep(0.05)
 
     def _setup(self) -> sqlite3.Connection:
+        existed = Path(self.db_path).exists()
         try:
             self.out.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(self.db_path, timeout=60.0, isolation_level=None)
+            # the folder resolved as the OS resolves it: SQLite refuses a path that goes '..' above '/'
+            db = sqlite3.connect(Path(os.path.realpath(self.out)) / DB_NAME, timeout=60.0, isolation_level=None)
         except OSError as exc:
             raise ResultFileError(f"cannot create the result folder {self.out}: "
                                   f"{exc.strerror or exc}") from None
         except sqlite3.OperationalError as exc:
             if "locked" in str(exc):
                 raise
-            raise ResultFileError(f"result store {self.db_path} cannot be opened: {exc}") from None
+            _drop_if_empty(Path(self.db_path), existed)
+            raise ResultFileError(f"result store {self.db_path} cannot be opened: {exc}"
+                                  f"{why_unwritable(self.out)}") from None
         try:
             db.execute("PRAGMA busy_timeout = 60000")
+            self._check_integrity(db)
             db.execute("PRAGMA journal_mode = WAL")
             db.executescript("""
                 CREATE TABLE IF NOT EXISTS runs (
@@ -204,11 +300,65 @@ class ChunkStore:
             db.close()
             if "locked" in str(exc):
                 raise
-            raise ResultFileError(f"result store {self.db_path} cannot be used: {exc}") from None
+            _drop_if_empty(Path(self.db_path), existed)
+            raise ResultFileError(f"result store {self.db_path} cannot be used: {exc}"
+                                  f"{why_unwritable(self.out)}") from None
         except sqlite3.DatabaseError as exc:
             db.close()
             raise ResultFileError(f"result store {self.db_path} cannot be used: {exc}") from None
         return db
+
+    #: (path, device, inode) of each store this process found intact -> (size, mtime) the
+    #: file had after the check or after this process last closed it
+    _intact: dict = {}
+
+    def _check_integrity(self, db: sqlite3.Connection) -> None:
+        """Refuse a damaged store at open (issue 26 item 5): ``PRAGMA quick_check``
+        (every page and index entry well formed, O(size of the file)) must answer
+        ``ok``; a malformed file — truncated, a bad page — is refused with one line
+        naming it, before anything is read from or written into it.  Skipped when
+        this process checked the file and it is as this process left it (same
+        size and modification time), so the many opens of one ``verify`` cost
+        one check."""
+        try:
+            st = os.stat(self.db_path)
+        except OSError:
+            return                                   # a store being created
+        key = (str(self.db_path), st.st_dev, st.st_ino)
+        if st.st_size == 0 or ChunkStore._intact.get(key) == (st.st_size, st.st_mtime_ns):
+            return
+        try:
+            rows = db.execute("PRAGMA quick_check(5)").fetchall()
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc):
+                db.close()
+                raise
+            rows = [(str(exc),)]
+        except sqlite3.DatabaseError as exc:
+            rows = [(str(exc),)]
+        if rows != [("ok",)]:
+            db.close()
+            found = [ln.strip() for row in rows for ln in str(row[0] if row else "").splitlines()
+                     if ln.strip() and not ln.startswith("***")]
+            first = (found[0] + ("; and more" if len(found) > 1 else "")) if found else "no answer"
+            raise ResultFileError(
+                f"result store {self.db_path} is damaged ({first}); move it aside "
+                f"(mv {self.db_path} {self.db_path}.damaged) and run again")
+        self._remember_intact()
+
+    def _stat_key(self) -> tuple:
+        try:
+            st = os.stat(self.db_path)
+        except OSError:
+            return (None, None)
+        return (st.st_dev, st.st_ino)
+
+    def _remember_intact(self) -> None:
+        try:
+            st = os.stat(self.db_path)
+        except OSError:
+            return
+        ChunkStore._intact[(str(self.db_path), st.st_dev, st.st_ino)] = (st.st_size, st.st_mtime_ns)
 
     def _latest_run(self) -> dict | None:
         row = self._query("SELECT run_id, kind, fingerprint, seed, chunk_size, alpha, method, format "
@@ -216,7 +366,9 @@ class ChunkStore:
         if not row:
             return None
         keys = ("run_id", "kind", "fingerprint", "seed", "chunk_size", "alpha", "method", "format")
-        return dict(zip(keys, row[0]))
+        run = dict(zip(keys, row[0]))
+        run["seed"] = _seed_from_db(run["seed"])
+        return run
 
     def _check_identity(self, run: dict) -> None:
         if run.get("format") in OLD_FORMATS:
@@ -238,7 +390,7 @@ class ChunkStore:
         cur = self._execute(
             "INSERT INTO runs (name, kind, fingerprint, seed, chunk_size, alpha, method, format, created) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (self.name, h.get("kind", ""), h["fingerprint"], int(h["seed"]), int(h["chunk_size"]),
+            (self.name, h.get("kind", ""), h["fingerprint"], _seed_to_db(h["seed"]), int(h["chunk_size"]),
              h.get("alpha"), h.get("method"), FORMAT, time.time()))
         return int(cur.lastrowid)
 
@@ -247,12 +399,17 @@ class ChunkStore:
         fp = self.header["fingerprint"]
         for k, text, total in self._query("SELECT k, stats, sum FROM chunks WHERE run_id = ? ORDER BY k",
                                           (self.run_id,)):
+            if not ((isinstance(k, int) and not isinstance(k, bool)) or (isinstance(k, float) and k.is_integer())) \
+                    or k < 0:
+                raise ResultFileError(f"result store {self.db_path}: a chunk of {self.name} (run {self.run_id}) "
+                                      f"has the index {k!r}, not an integer ≥ 0; delete the store or run "
+                                      f"without --resume")
             if total != checksum(fp, int(k), text):
                 raise ResultFileError(f"result store {self.db_path}: chunk {k} of {self.name} was altered "
                                       f"(checksum mismatch); delete the store or run without --resume")
             try:
                 stats = json.loads(text)
-            except json.JSONDecodeError:
+            except (ValueError, TypeError):          # bad JSON, bad UTF-8, not a text
                 raise ResultFileError(f"result store {self.db_path}: chunk {k} of {self.name} is not "
                                       f"valid JSON; delete the folder's store or run without --resume") from None
             why = check_stats(kind, stats, size)
@@ -260,11 +417,20 @@ class ChunkStore:
                 raise ResultFileError(f"result store {self.db_path}: chunk {k} of {self.name} is damaged "
                                       f"({why}); delete it or run without --resume")
             self.chunks[int(k)] = stats
-        for (text,) in self._query("SELECT record FROM evals WHERE run_id = ? ORDER BY seq", (self.run_id,)):
+        for seq, text in self._query("SELECT seq, record FROM evals WHERE run_id = ? ORDER BY seq",
+                                     (self.run_id,)):
             try:
-                self.evaluations.append(json.loads(text))
-            except json.JSONDecodeError:
-                raise ResultFileError(f"result store {self.db_path}: a look of {self.name} is damaged") from None
+                record = json.loads(text) if isinstance(text, (str, bytes)) else text
+            except ValueError:                       # bad JSON or bytes that are not UTF-8
+                why = "not valid JSON"
+            else:
+                why = _check_evaluation(record)
+            if why:
+                raise ResultFileError(
+                    f"result store {self.db_path}: look {seq} (table evals) of {self.name}, run {self.run_id}, "
+                    f"is damaged: {why}; it guards against re-testing seen data, so the run cannot be "
+                    f"resumed — start a fresh run with a new --seed")
+            self.evaluations.append(record)
 
     def _import_jsonl(self, path: Path) -> dict | None:
         """Import a JSON-lines result file into the store (validated), or refuse it."""
@@ -332,7 +498,12 @@ class ChunkStore:
                                   f"or the disk full") from None
 
     def _query(self, sql: str, params=()) -> list:
-        return self._execute(sql, params).fetchall()
+        cur = self._execute(sql, params)
+        try:                                         # rows are read (and may fail) here, not at execute
+            return cur.fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise ResultFileError(f"result store {self.db_path} failed ({exc}); it is damaged — move it "
+                                  f"aside (mv {self.db_path} {self.db_path}.damaged) and run again") from None
 
     # -- writing ---------------------------------------------------------------
     def _insert_chunk(self, run_id: int, k: int, stats) -> None:
@@ -363,7 +534,7 @@ class ChunkStore:
         for run_id, fp, seed, size, alpha, text in self._query(
                 "SELECT r.run_id, r.fingerprint, r.seed, r.chunk_size, r.alpha, e.record FROM runs r "
                 "JOIN evals e ON e.run_id = r.run_id WHERE r.name = ? ORDER BY r.run_id, e.seq", (self.name,)):
-            run = runs.setdefault(int(run_id), {"run_id": int(run_id), "fingerprint": fp, "seed": int(seed),
+            run = runs.setdefault(int(run_id), {"run_id": int(run_id), "fingerprint": fp, "seed": _seed_from_db(seed),
                                                 "chunk_size": int(size), "alpha": alpha, "evals": []})
             try:
                 rec = json.loads(text)
@@ -376,7 +547,7 @@ class ChunkStore:
         """The smallest non-negative seed no run of this name in the store used
         (whatever its fingerprint): a seed whose data no earlier run has seen."""
         used = set() if self._db is None else {
-            int(s) for (s,) in self._query("SELECT DISTINCT seed FROM runs WHERE name = ?", (self.name,))}
+            _seed_from_db(s) for (s,) in self._query("SELECT DISTINCT seed FROM runs WHERE name = ?", (self.name,))}
         return next(s for s in range(len(used) + 1) if s not in used)
 
     def runs(self) -> int:
@@ -398,13 +569,18 @@ class ChunkStore:
                               "sum": checksum(fp, k, dump_stats(self.chunks[k]))}, separators=(",", ":"))
                   for k in sorted(self.chunks)]
         lines += [json.dumps({"eval": e}, separators=(",", ":")) for e in self.evaluations]
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
             tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
             os.replace(tmp, path)
         except OSError as exc:
-            raise ResultFileError(f"cannot write {path}: {exc.strerror or exc}") from None
+            try:                                   # no partial or empty temporary file is left
+                tmp.unlink(missing_ok=True)
+            except OSError:
+                pass
+            raise ResultFileError(f"cannot write {path}: {exc.strerror or exc}"
+                                  f"{why_unwritable(path.parent)}") from None
         return path
 
     def close(self) -> None:
@@ -413,8 +589,11 @@ class ChunkStore:
                 if self.run_id is not None:       # a refused open exports nothing
                     self.export()
             finally:
+                intact = (str(self.db_path), *self._stat_key()) in ChunkStore._intact
                 self._db.close()
                 self._db = None
+                if intact:                           # the file as this process leaves it
+                    self._remember_intact()
 
     def __enter__(self):
         return self

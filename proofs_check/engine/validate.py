@@ -85,12 +85,15 @@ def check_open_unit(name: str, value) -> float:
     return check_real(name, value, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
 
 
-def check_finite_array(name: str, value, *, ndim: int | None = None, dtype=float) -> np.ndarray:
+def check_finite_array(name: str, value, *, ndim: int | None = None, dtype=float,
+                       finite: bool = True) -> np.ndarray:
     """``value`` as an array of real numbers with no NaN/inf (and the given ``ndim``).
 
     Refused with a message naming ``name``: ``None``, strings, complex numbers,
     ``Decimal`` and other objects, integers beyond the float range, ragged
-    nesting, NaN/inf, and a wrong number of dimensions."""
+    nesting, NaN/inf, and a wrong number of dimensions.  ``finite=False`` keeps
+    every check but the NaN/inf one (for padded arrays whose padding is never
+    read: the caller checks the entries it reads)."""
     if value is None or isinstance(value, (str, bytes)):
         raise TypeError(f"{name} must be an array of real numbers, got {shown(value)}")
     raw = np.asarray(value) if not isinstance(value, np.ndarray) else value
@@ -108,7 +111,7 @@ def check_finite_array(name: str, value, *, ndim: int | None = None, dtype=float
         raise ValueError(f"{name} must be an array of finite real numbers: {exc}") from None
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{name} must have {ndim} dimension(s), got shape {arr.shape}")
-    if arr.dtype.kind in "fc" and not np.all(np.isfinite(arr)):
+    if finite and arr.dtype.kind in "fc" and not np.all(np.isfinite(arr)):
         bad = np.argwhere(~np.isfinite(arr))[0]
         raise ValueError(f"{name} contains NaN or inf (first at index {tuple(int(i) for i in bad)})")
     return arr

@@ -8,7 +8,9 @@ and applies the decision of the claim's kind (:mod:`.decide`).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
+import traceback
 from pathlib import Path
 from typing import Callable
 
@@ -17,13 +19,13 @@ import numpy as np
 from .decide import decide, decision_method, early_stop, extension_is_valid
 from .chunkstats import as_arrays
 from .claims import Claim
-from .executors import Executor, executor_kind, make_executor
+from .executors import ClaimCodeError, Executor, executor_kind, guarded_call, make_executor
 from .measure import experiment_chunks
 from .registry import check_portable, portable_task
 from .results import Result
 from .runner import run_chunks, spot_check
 from .store import ChunkStore, export_path
-from .validate import check_alpha, check_budget, check_seed
+from .validate import check_alpha, check_bool, check_budget, check_seed
 
 __all__ = ["verify_claim", "result_path", "METHODS"]
 
@@ -37,6 +39,46 @@ def result_path(out, claim_id: str) -> Path:
     return export_path(out, claim_id)
 
 
+def _names_claim_failures(fn):
+    """Failures of claim code, named by claim (issue 26, items 3 and 14).
+
+    Inside chunks the executors contain ``sys.exit``/``os._exit`` and annotate
+    exceptions (:func:`.executors.guarded_call`); here the claim's id is added: a
+    :class:`.executors.ClaimCodeError` is re-raised naming the claim, an annotated
+    exception is re-raised unchanged (its type is the API's) carrying the id, and a
+    ``SystemExit`` from claim code run outside a chunk (a verdict's own evaluation)
+    becomes a ``ClaimCodeError`` — never an exit of the caller."""
+    @functools.wraps(fn)
+    def wrapper(claim, *args, **kw):
+        cid = getattr(claim, "id", None)
+        try:
+            return fn(claim, *args, **kw)
+        except ClaimCodeError as exc:
+            raise (exc if exc.claim else exc.for_claim(cid)) from None
+        except SystemExit as exc:
+            from .executors import _where
+
+            raise ClaimCodeError(f"called sys.exit({exc.code!r})", _where(exc.__traceback__),
+                                 "".join(traceback.format_exception(exc)), None, cid) from None
+        except Exception as exc:
+            if hasattr(exc, "_theorycheck_failure") and getattr(exc, "_theorycheck_claim", None) is None:
+                try:
+                    exc._theorycheck_claim = cid
+                except (AttributeError, TypeError):  # pragma: no cover - no __dict__
+                    pass
+            raise
+    return wrapper
+
+
+def _guarded_task(task):
+    """``task`` run under :func:`.executors.guarded_call` (the resume spot check runs
+    a chunk here, outside any executor)."""
+    def run(rng, n):
+        return guarded_call(task, (rng, n))
+    return run
+
+
+@_names_claim_failures
 def verify_claim(claim: Claim, *, budget: int | None = None, seed: int = 0, alpha: float = 0.01,
                  executor: str | Executor | None = None, workers: int | None = None,
                  scheduler: str | None = None, quick: bool = False, out=None, resume: bool = False,
@@ -77,6 +119,7 @@ def verify_claim(claim: Claim, *, budget: int | None = None, seed: int = 0, alph
         raise TypeError(f"claim must be a Claim, got {type(claim).__name__}")
     alpha = check_alpha(alpha)
     seed = check_seed(seed)
+    quick, resume = check_bool("quick", quick), check_bool("resume", resume)     # 'no' is not False
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     budget = check_budget(budget if budget is not None else
@@ -94,8 +137,8 @@ def verify_claim(claim: Claim, *, budget: int | None = None, seed: int = 0, alph
     try:
         _check_extension(store, claim, decision, n_chunks)
         if resume and claim.experiment is None:
-            spot_check(store, claim.chunk_task(), seed)
-    except ValueError:
+            spot_check(store, _guarded_task(claim.chunk_task()), seed)
+    except BaseException:
         store.close()
         raise
     stop = early_stop(claim, alpha, method)

@@ -24,6 +24,9 @@ import them by module path):
 * :mod:`.inequalities` — every inequality as ``point ↦ (lhs, rhs)``;
 * :mod:`.horizon` — horizon-scaling curves; :mod:`.update_size` — the
   staleness toy's runs; :mod:`.trm_oracle` — the independent TRM oracle;
+* :mod:`.lr_schedule` — the variable-length toy of the length-triggered LR
+  decay (issue 23): sampler with a state-dependent error and bf16 rounding,
+  schedules, trigger, the trials and the sensitivity table;
 * :mod:`.experiments` — the experiments that claims and figures share.
 
 The claims (``mismatch.*``) are registered by :mod:`.claims`, which nothing

@@ -279,8 +279,9 @@ def length_trap_cases(rng, n):
         Tmax = int(Tstar) + 3
         lens = np.arange(1, Tmax + 1)
         mask = np.arange(Tmax)[None, :] < lens[:, None]
-        lp = np.where(mask, math.log(rho_bar), 0.0)
-        acc = sequence_mis_mask(lp, np.zeros_like(lp), mask, C)
+        # log-probabilities (≤ 0) with the per-token log-ratio log ρ̄ < 1: log π = log ρ̄ − 1, log μ = −1
+        lp = np.where(mask, math.log(rho_bar) - 1.0, 0.0)
+        acc = sequence_mis_mask(lp, np.where(mask, -1.0, 0.0), mask, C)
         longest = int(lens[acc].max())
         out.append((float(longest), float(math.floor(Tstar)), 1.0))   # integers: exact
     if not out:

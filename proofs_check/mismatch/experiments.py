@@ -20,6 +20,8 @@ named here, once, with the settings they share.
   claims ``mismatch.mc.*``.
 * :data:`PPO_PATHS` — fresh ``low_prob`` pairs, one response and a uniform reward per
   trial: claims ``mismatch.ppo_clip.*``.
+* :data:`BATCH_GAP`, :data:`BATCH_BREAK` — the gap along ``B`` under the batch-size-invariant rule
+  and the naive rules (:mod:`.batch_rule`): claims ``mismatch.batch_rule.*``.
 """
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ import functools
 from ..engine import Experiment
 from ..policies import GENERATORS
 from .estimator_mc import MC_CASE, estimator_mc_trials
+from .lr_schedule import REWARD_TOL, TAU_FACTOR, TOY_LR, TRIGGER, lr_schedule_trials
 from .ppo_clip import ppo_path_trials
 from .tightness import TIGHTNESS_SHAPES, tightness_trials
 from .trm_oracle import trm_path_trials
@@ -44,6 +47,8 @@ __all__ = [
     "MC_CASE", "ESTIMATOR_MC",
     # token-level PPO clipping
     "PPO_PATHS",
+    # the length-triggered LR schedule (issue 23)
+    "LR_PARAMS", "LR_SCHEDULE",
 ]
 
 #: The noise-regime runs of ``mismatch.scaling.staleness_noise_k`` and of ``mismatch_staleness``.
@@ -80,3 +85,37 @@ PPO_PATHS = Experiment(id="mismatch.ppo_clip.paths",
                        chunk_size=250,
                        params={"V": 2, "T": 6, "generator": "low_prob (draw_pair), fresh pair per trial",
                                "reward": "U(0, 1)", "baseline": 0.5})
+
+
+# --- issue 23 part 2: the batch-size-invariant rule (theory ``mismatch.md#batch-rule``) -------------
+from .batch_rule import BREAK_B_GRID, RULE_B_GRID, RULE_SETTING, batch_gap_trials  # noqa: E402
+
+__all__ += ["RULE_B_GRID", "BREAK_B_GRID", "BATCH_GAP", "BATCH_BREAK"]
+
+#: The noise-regime gap along :data:`RULE_B_GRID` under the derived rule and the two naive rules, paired
+#: (claims ``mismatch.batch_rule.*``; the band table of ``mismatch.md#batch-rule``).
+BATCH_GAP = Experiment(id="mismatch.batch_rule.gap",
+                       fn=functools.partial(batch_gap_trials, rules=("rule", "linear", "fixed"),
+                                            B_grid=RULE_B_GRID, reward="flat", **RULE_SETTING),
+                       chunk_size=2, params={**TOY, **RULE_SETTING, "reward": "flat 0.5 (noise regime)",
+                                             "rules": ["rule", "linear", "fixed"], "B": list(RULE_B_GRID)})
+#: The derived rule past ``B* = k₀B₀ = 128``, where the queue floors at one step (claim
+#: ``mismatch.batch_rule.breaks_at_queue_floor``).
+BATCH_BREAK = Experiment(id="mismatch.batch_rule.break",
+                         fn=functools.partial(batch_gap_trials, rules=("rule",), B_grid=BREAK_B_GRID,
+                                              reward="flat", **{**RULE_SETTING, "windows": 16}),
+                         chunk_size=2, params={**TOY, **RULE_SETTING, "windows": 16,
+                                               "reward": "flat 0.5 (noise regime)",
+                                               "rules": ["rule"], "B": list(BREAK_B_GRID)})
+
+#: Parameters of the LR-schedule toy and its trigger (shown in the claims' params).
+LR_PARAMS = {**{k: getattr(TOY_LR, k) for k in ("V", "H", "w", "p_eos0", "kappa", "c_star", "B", "steps", "eta",
+                                               "bf16", "baseline")},
+             **{f"trigger_{k}": getattr(TRIGGER, k) for k in ("window", "rho", "decay", "cooldown")},
+             "small_eta_factor": 0.25, "tau_factor": TAU_FACTOR, "reward_tol": REWARD_TOL, "last": 30}
+#: One seed per trial, four runs on common random numbers (constant η, η/4, length-triggered decay,
+#: cosine of the same total decay): claims ``mismatch.lr_schedule.*``; figure ``mismatch_lr_schedule``.
+LR_SCHEDULE = Experiment(id="mismatch.lr_schedule.runs",
+                         fn=functools.partial(lr_schedule_trials, toy=TOY_LR, trigger=TRIGGER, small_eta_factor=0.25,
+                                              tau_factor=TAU_FACTOR, last=30),
+                         chunk_size=4, params=LR_PARAMS)

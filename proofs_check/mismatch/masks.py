@@ -35,11 +35,16 @@ __all__ = ["check_padded", "trm_max_mask", "trm_avg_mask", "k2_max_mask", "k3_me
            "masked_gradient", "ProxyAcceptance", "proxy_acceptance", "trm_acceptance"]
 
 
-def check_padded(response_mask, *arrays, names=()) -> tuple:
+def check_padded(response_mask, *arrays, names=(), log_probs: bool = False) -> tuple:
     """Validate ``(N, T_max)`` arrays against a boolean-like ``response_mask``.
 
-    Returns the mask as bool and the arrays as floats with invalid entries
-    left as given (they are never read).  Every valid entry must be finite.
+    Returns the mask as bool and the arrays as float64 with invalid entries set
+    to 0 (they are never read).  Every array must hold real numbers (complex,
+    string, object and boolean arrays are refused with a ``TypeError`` naming
+    it: a complex entry is never silently truncated to its real part), and every
+    valid entry must be finite.  ``log_probs=True``: the arrays are
+    log-probabilities, so every valid entry must be ``≤ 0`` (a probability is at
+    most 1); a positive one is refused with its name, index and value.
     """
     m = np.asarray(response_mask)
     if m.ndim != 2:
@@ -50,11 +55,15 @@ def check_padded(response_mask, *arrays, names=()) -> tuple:
         m = m.astype(bool)
     out = [m]
     for name, a in zip(names, arrays):
-        a = np.asarray(a, dtype=float)
+        a = check_finite_array(name, a, finite=False)
         if a.shape != m.shape:
             raise ValueError(f"{name} must have the shape of response_mask {m.shape}, got {a.shape}")
         if not np.all(np.isfinite(a[m])):
             raise ValueError(f"{name} contains NaN or inf at a valid (masked-in) position")
+        if log_probs and np.any(m & (a > 0.0)):
+            i, j = (int(v) for v in np.argwhere(m & (a > 0.0))[0])
+            raise ValueError(f"{name} must hold log-probabilities (≤ 0 at valid positions), got "
+                             f"{name}[{i}, {j}] = {float(a[i, j])!r} > 0")
         out.append(np.where(m, a, 0.0))
     return tuple(out)
 
@@ -84,7 +93,7 @@ def trm_avg_mask(kl, response_mask, delta_avg: float) -> np.ndarray:
 def k2_max_mask(logp_pi, logp_mu, response_mask, delta: float) -> np.ndarray:
     """k2-max proxy: accept iff ``max_t (log π − log μ)²/2 ≤ δ``."""
     delta = check_real("delta", delta, lo=0.0)
-    m, a, b = check_padded(response_mask, logp_pi, logp_mu, names=("logp_pi", "logp_mu"))
+    m, a, b = check_padded(response_mask, logp_pi, logp_mu, names=("logp_pi", "logp_mu"), log_probs=True)
     _lengths(m)
     k2 = 0.5 * (a - b) ** 2
     return np.where(m, k2, -np.inf).max(axis=1) <= delta
@@ -93,7 +102,7 @@ def k2_max_mask(logp_pi, logp_mu, response_mask, delta: float) -> np.ndarray:
 def k3_mean_mask(logp_pi, logp_mu, response_mask, delta_avg: float) -> np.ndarray:
     """k3-mean proxy: accept iff ``mean_t (e^{Δ_t} − 1 − Δ_t) ≤ δ_avg``."""
     delta_avg = check_real("delta_avg", delta_avg, lo=0.0)
-    m, a, b = check_padded(response_mask, logp_pi, logp_mu, names=("logp_pi", "logp_mu"))
+    m, a, b = check_padded(response_mask, logp_pi, logp_mu, names=("logp_pi", "logp_mu"), log_probs=True)
     d = a - b
     k3 = np.where(m, np.expm1(d) - d, 0.0)
     return k3.sum(axis=1) / _lengths(m) <= delta_avg
@@ -121,7 +130,7 @@ def length_neutral_mask(logp_pi, logp_mu, response_mask, *, eps: float, delta: f
     delta_w = check_real("delta_w", delta_w, lo=0.0)
     eps = check_real("eps", eps, lo=0.0)
     delta = check_real("delta", delta, lo=0.0)
-    m, a, b = check_padded(response_mask, logp_pi, logp_mu, names=("logp_pi", "logp_mu"))
+    m, a, b = check_padded(response_mask, logp_pi, logp_mu, names=("logp_pi", "logp_mu"), log_probs=True)
     L = _lengths(m)
     if not np.all(m == (np.arange(m.shape[1])[None, :] < L[:, None])):
         raise ValueError("length_neutral_mask needs left-aligned responses (valid tokens first)")
@@ -135,7 +144,7 @@ def length_neutral_mask(logp_pi, logp_mu, response_mask, *, eps: float, delta: f
 def sequence_mis_mask(logp_pi, logp_mu, response_mask, C: float) -> np.ndarray:
     """Sequence MIS: accept iff ``ρ(y) = exp(Σ_t Δ_t) ≤ C`` (compared in log space)."""
     C = check_real("C", C, lo=0.0, lo_open=True)
-    m, a, b = check_padded(response_mask, logp_pi, logp_mu, names=("logp_pi", "logp_mu"))
+    m, a, b = check_padded(response_mask, logp_pi, logp_mu, names=("logp_pi", "logp_mu"), log_probs=True)
     _lengths(m)
     return (a - b).sum(axis=1) <= np.log(C)
 
@@ -146,7 +155,7 @@ def geometric_mask(logp_pi, logp_mu, response_mask, C_lo: float, C_hi: float) ->
     C_hi = check_real("C_hi", C_hi, lo=0.0, lo_open=True)
     if C_lo > C_hi:
         raise ValueError(f"thresholds must satisfy C_lo ≤ C_hi, got C_lo={C_lo} > C_hi={C_hi}")
-    m, a, b = check_padded(response_mask, logp_pi, logp_mu, names=("logp_pi", "logp_mu"))
+    m, a, b = check_padded(response_mask, logp_pi, logp_mu, names=("logp_pi", "logp_mu"), log_probs=True)
     g = (a - b).sum(axis=1) / _lengths(m)
     return (g >= np.log(C_lo)) & (g <= np.log(C_hi))
 
@@ -154,7 +163,7 @@ def geometric_mask(logp_pi, logp_mu, response_mask, C_lo: float, C_hi: float) ->
 def masked_gradient(accept, reward, logp_pi, logp_mu, score, response_mask, *, baseline: float = 0.0) -> np.ndarray:
     r"""``(1/N) Σ_i M_i (R_i − b) Σ_t ρ_t^{(i)} ∇log π(y_t^{(i)}|c_t^{(i)})`` — normalised by the
     total ``N`` (theory ``mismatch.md#trm``), not by the number accepted.  ``score`` has shape ``(N, T_max, d)``."""
-    m, a, b = check_padded(response_mask, logp_pi, logp_mu, names=("logp_pi", "logp_mu"))
+    m, a, b = check_padded(response_mask, logp_pi, logp_mu, names=("logp_pi", "logp_mu"), log_probs=True)
     acc = np.asarray(accept)
     N = m.shape[0]
     if acc.shape != (N,) or acc.dtype != bool:
@@ -168,7 +177,27 @@ def masked_gradient(accept, reward, logp_pi, logp_mu, score, response_mask, *, b
     baseline = check_real("baseline", baseline)
     rho = np.where(m, np.exp(a - b), 0.0)
     per = np.einsum("nt,ntd->nd", rho, s)
-    return ((acc * (r - baseline))[:, None] * per).sum(axis=0) / N
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = ((acc * (r - baseline))[:, None] * per).sum(axis=0) / N
+    if np.all(np.isfinite(out)) or not np.all(np.isfinite(per)):
+        return out if np.all(np.isfinite(out)) else _refuse_gradient(out)
+    # an intermediate left float64 (e.g. baseline = ±1e308): the same sum with every factor scaled
+    # by an exact power of two — (R − b)/4, per/2^{e_p} (|·| ≤ 1), the N-term sum by 2^{−e_N} —
+    # and scaled back (exact up to underflow of terms ~2^{1000} below the largest)
+    _, e_p = np.frexp(np.max(np.abs(per))) if per.size else (0.0, 0)
+    e_n = int(N).bit_length()
+    coef = acc * (np.ldexp(r, -2) - np.ldexp(baseline, -2))
+    with np.errstate(over="ignore", invalid="ignore"):
+        scaled = np.ldexp((coef[:, None] * np.ldexp(per, -int(e_p))), -e_n).sum(axis=0) / N
+        out = np.ldexp(scaled, 2 + int(e_p) + e_n)
+    return out if np.all(np.isfinite(out)) else _refuse_gradient(out)
+
+
+def _refuse_gradient(out):
+    i = int(np.argmax(~np.isfinite(out)))
+    raise ValueError(f"reward, baseline, score or the ratios exp(logp_pi − logp_mu) are too large: component {i} "
+                     "of the masked gradient "
+                     "(1/N) Σ_i M_i (R_i − b) Σ_t ρ_t ∇log π_t overflows float64; rescale the rewards")
 
 
 @dataclass(frozen=True)

@@ -63,7 +63,7 @@ class MonitoringStats:
 
 def monitoring_statistics(logp_pi, logp_mu, response_mask) -> MonitoringStats:
     """Spec §3 monitoring quantities from sampled-token log-probs."""
-    m, a, b = check_padded(response_mask, logp_pi, logp_mu, names=("logp_pi", "logp_mu"))
+    m, a, b = check_padded(response_mask, logp_pi, logp_mu, names=("logp_pi", "logp_mu"), log_probs=True)
     L = _lengths(m)
     d = a - b
     k1 = np.where(m, -d, 0.0)
@@ -83,7 +83,7 @@ def verl_statistics(old_log_prob, rollout_log_prob, response_mask, *, clamp: flo
     """
     clamp = check_real("clamp", clamp, lo=0.0, lo_open=True)
     m, a, b = check_padded(response_mask, old_log_prob, rollout_log_prob,
-                           names=("old_log_prob", "rollout_log_prob"))
+                           names=("old_log_prob", "rollout_log_prob"), log_probs=True)
     L = _lengths(m)
     lr = np.clip(a - b, -clamp, clamp)
     out = {"log_ratio": np.where(m, lr, 0.0)}
@@ -192,7 +192,7 @@ def verl_is_weights(old_log_prob, rollout_log_prob, response_mask, *, level: str
         raise ValueError(f"IS thresholds must satisfy lower ≤ upper, got lower={lower} > upper={upper}")
     clamp = check_real("clamp", clamp, lo=0.0, lo_open=True)
     m, a, b = check_padded(response_mask, old_log_prob, rollout_log_prob,
-                           names=("old_log_prob", "rollout_log_prob"))
+                           names=("old_log_prob", "rollout_log_prob"), log_probs=True)
     if m.size == 0:
         raise ValueError("response_mask must hold at least one sequence and one position")
     raw = np.where(m, a - b, 0.0)

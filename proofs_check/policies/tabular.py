@@ -208,7 +208,11 @@ class TabularPolicy:
         V = check_int("V", V, lo=2)
         T = check_int("T", T, lo=1)
         x = check_finite_array("x", x, ndim=1)
-        n = sum(V ** t * V for t in range(T))
+        n = 0
+        for t in range(T):              # stops as soon as the count passes x.size (T = 1e308 would never end)
+            n += V ** t * V
+            if n > x.size:
+                break
         if x.size != n:
             raise ValueError(f"x must have Σ_t V**t·V = {n} entries for V={V}, T={T}, got {x.size}")
         out, k = [], 0
@@ -243,9 +247,23 @@ class TabularPolicy:
         return cls([np.broadcast_to(z, (V ** t, V)).copy() for t in range(T)])
 
     def with_logits(self, t: int, rows, new_rows) -> "TabularPolicy":
-        """A copy with ``logits[t][rows] = new_rows``."""
+        """A copy with ``logits[t][rows] = new_rows`` (``rows``: distinct-or-not integer row indices in
+        ``[0, V**t)``; ``new_rows``: finite real logits of shape ``(len(rows), V)``)."""
+        t = check_int("t", t, lo=0, hi=self.T - 1)
+        n_rows = self.V ** t
+        r = np.asarray(rows)
+        if r.size == 0 and r.ndim == 1:
+            r = r.astype(np.int64)
+        if r.ndim != 1 or r.dtype.kind not in "iu":
+            raise TypeError(f"rows must be a 1-D array of integer row indices of logits[{t}], got {shown(rows)}")
+        if r.size and (int(r.min()) < 0 or int(r.max()) >= n_rows):
+            raise ValueError(f"rows must lie in [0, {n_rows}) (the rows of logits[{t}]), got {shown(rows)}")
+        new = check_finite_array("new_rows", new_rows, ndim=2)
+        if new.shape != (r.size, self.V):
+            raise ValueError(f"new_rows must have shape ({r.size}, {self.V}) (one row of V logits per entry of "
+                             f"rows), got {new.shape}")
         tabs = [np.array(z) for z in self._logits]
-        tabs[t][rows] = new_rows
+        tabs[t][r] = new
         return TabularPolicy(tabs)
 
     def __repr__(self) -> str:

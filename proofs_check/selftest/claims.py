@@ -68,3 +68,4 @@ register(ProbabilityClaim(
     notes="false on purpose (exponent doubled: bound 0.0020 against the true rate 0.0049 = P(|χ²_400/400 − 1| > 0.2)); "
           "the engine must refute it",
 ))
+from . import findings  # noqa: E402,F401  (the headline finding bound to these claims)

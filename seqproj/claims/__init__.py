@@ -30,3 +30,4 @@ from .common import DELTA, EPS, M_THEOREM, T
 
 __all__ = ["EPS", "DELTA", "T", "M_THEOREM", "anytime", "controls", "coverage", "efficiency",
            "fixed_time", "inner_product", "mixture", "tails", "worst_case", "formulas"]
+from .. import findings  # noqa: E402,F401  (the headline findings bound to these claims)

@@ -14,7 +14,9 @@ Every claim here **computes** at every run (none reads a stored value as its ver
 ``seqproj/worst_case_results.json`` is a cache for the figures and supplies only the claims'
 parameters (``M_lo``, ``M_hi`` of the bracket, the ``M`` of the gap claims, the reference
 numbers shown in the statements).  Claims are ``deterministic=True`` inequality claims (one
-evaluation, fixed seeds); the quick and the default budget run the same computation (a
+evaluation, fixed seeds) that say what they rest on (``basis``): the DP claims are *estimates*
+(guarantee ``estimate``, not settled for ``--fail-on``), the replays *exact* at their own
+Clopper–Pearson level; the quick and the default budget run the same computation (a
 deterministic claim does not see its budget).  A broken DP moves them: the mutation table is in
 the theory page (``#worst-case``) and ``tests/seqproj/test_mutations.py``.
 """
@@ -71,6 +73,9 @@ register(InequalityClaim(
     sample=_point, evaluate=functools.partial(_theorem_eval, M=_thm["M"], eps=_thm["eps"], T=_thm["T"],
                                               delta=_thm["delta"]),
     role="statement", expected="holds", quick_budget=1, default_budget=1, chunk_size=1, deterministic=True,
+    basis=("estimate", "p* is the value of a dynamic program on the coarse grid COARSE (31 × 5 nodes, "
+                       "linear interpolation); the grid overestimated p* at every M compared, but no "
+                       "bound on its error is proved (docs/theory/seqproj.md#worst-case-bracket)"),
     notes="lhs = p* of the DP on the coarse grid COARSE, recomputed at every run (0.7 s); rhs = δ. "
           "The refined value with its grid error is stored (tests/seqproj/test_worst_case.py "
           "recomputes it under -m slow)."))
@@ -114,6 +119,10 @@ for _key, _b in sorted(results().get("bracket", {}).items()):
         sample=_point, evaluate=functools.partial(_upper_eval, M=_hi, eps=_eps, T=_T, delta=_d),
         role="statement", expected="holds", quick_budget=1, default_budget=1, chunk_size=1,
         deterministic=True,
+        basis=("estimate", "U(M) is the DP value on a refined grid plus the observed grid and "
+                           "action-grid moves; an upper interpolation that is a true bound ratchets to "
+                           "0.97–1.0, so the discretisation error is estimated, not bounded "
+                           "(docs/theory/seqproj.md#worst-case-bracket)"),
         notes="lhs = U(M) = max over action grids of p + |p(grid) − p(refined grid)| + last action-grid "
               "move (seqproj.worst_case.worst_case_upper), recomputed at every run; rhs = δ. An estimate, "
               "not a bound: 'holds' means the DP with its observed discretisation errors puts p* ≤ δ."))
@@ -130,6 +139,9 @@ for _key, _b in sorted(results().get("bracket", {}).items()):
                                                   seed=5000 + _lo),
         role="statement", expected="holds", quick_budget=1, default_budget=1, chunk_size=1,
         deterministic=True,
+        basis=("exact", f"the lower end of an exact Clopper–Pearson interval of 20 000 replays (seed "
+                        f"{5000 + _lo}): wrong with probability ≤ {CP_ALPHA / 2} (the claim's own level, "
+                        "not the run's α)"),
         notes="lhs = δ, rhs = CP lower end of the replay (reduced chain, exact in law for a policy of "
               "(‖S‖², V); seed 5000 + M, the bracket run's). Exact Clopper–Pearson: P(rhs > p*) ≤ α/2 = "
               f"{CP_ALPHA / 2}, so 'holds' means p*(M) > δ at that level (p* of the true problem, "
@@ -174,6 +186,10 @@ for _M in [m for m in sorted(results().get("replay", {}), key=int) if m in _GAP_
         sample=_point, evaluate=functools.partial(_gap_eval, M=int(_M), n=_GAP_N),
         role="statement", expected="holds", quick_budget=1, default_budget=1, chunk_size=1,
         deterministic=True,
+        basis=("exact", f"{len(HAND) + 1} exact Clopper–Pearson intervals of {_GAP_N} trials each "
+                        f"(fixed seeds): wrong with probability ≤ {len(HAND) + 1} × {CP_ALPHA / 2} = "
+                        f"{(len(HAND) + 1) * CP_ALPHA / 2:g} by a union bound (the claim's own level, "
+                        "not the run's α)"),
         notes="lhs = the largest upper CP end over the hand adversaries (reduced simulator, seeds "
               "2000 + M + 1e5·i), rhs = the lower CP end of the DP policy replayed (seed 1000 + M); "
               f"CP level {1 - CP_ALPHA:.0%} two-sided, n trials each, all recomputed at every run"))

@@ -30,7 +30,9 @@ from proofs_check.engine import check_bool, check_instance, check_int, check_rea
 from ._limits import MAX_N, MAX_T
 
 from .agents import EnsemblePP, ExactTS, LinUCB
-from .cholesky_update import chol_rank1_update, solve_upper_t
+# the raw kernels (no checks) in the round loop: the factors are created and kept valid here
+from .cholesky_update import chol_rank1_update_kernel as chol_rank1_update
+from .cholesky_update import solve_upper_t_kernel as solve_upper_t
 from .environments import ENVIRONMENTS
 from .fused_round import agent_regret
 from .index_families import sample_index, sample_perturbation

@@ -53,8 +53,8 @@ def ridge_posterior(X, y, *, prior_var=1.0, noise_sd=1.0, prior_mean=None):
         if mu0.shape != (d,):
             raise ValueError(f"prior_mean must have shape ({d},), got {mu0.shape}")
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        prec = np.eye(d) / s0 + X.T @ X / sig**2
-        rhs = mu0 / s0 + X.T @ y / sig**2
+        prec = np.eye(d) / s0 + X.T @ X / (sig * sig)
+        rhs = mu0 / s0 + X.T @ y / (sig * sig)
         _finite("precision", prec, rhs)
         try:
             cov = np.linalg.inv(prec)
@@ -89,8 +89,8 @@ def ensemble_sampling_members(X, y, W, theta0, *, prior_var=1.0, noise_sd=1.0):
     s0 = check_real("prior_var", prior_var, lo=0.0, lo_open=True)
     sig = check_real("noise_sd", noise_sd, lo=0.0, lo_open=True)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        prec = np.eye(d) / s0 + X.T @ X / sig**2
-        rhs = theta0 / s0 + X.T @ (y[:, None] + W) / sig**2
+        prec = np.eye(d) / s0 + X.T @ X / (sig * sig)
+        rhs = theta0 / s0 + X.T @ (y[:, None] + W) / (sig * sig)
         _finite("precision", prec, rhs)
         try:
             out = np.linalg.solve(prec, rhs)

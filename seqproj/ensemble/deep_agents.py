@@ -78,7 +78,7 @@ import math
 import numpy as np
 from scipy.special import ndtr
 
-from proofs_check.engine import as_generator, check_finite_array, check_int, check_real
+from proofs_check.engine import as_generator, check_finite_array, check_int, check_real, shown
 
 from ._limits import check_cells, check_choice
 from .deep_kernels import hyper_backward, hyper_sgd_sweep, ridge_backward
@@ -162,8 +162,9 @@ def rlsvi_row_posterior(n_h, T_h, *, prior_var=1.0, noise_sd=1.0, prior_mean=0.0
         raise ValueError(f"n_h and T_h must have one shape, got {n_h.shape} and {T_h.shape}")
     if np.any(n_h < 0):
         raise ValueError("n_h (visit counts) must be ≥ 0")
-    s0 = check_real("prior_var", prior_var, lo=0.0, lo_open=True, hi=1e150)
-    sig = check_real("noise_sd", noise_sd, lo=0.0, lo_open=True, hi=1e75)
+    # s0 ≥ 1e-150, σ ≥ 1e-75: a subnormal prior_var (or σ²) made 1/s0 = inf and the mean inf/inf = NaN
+    s0 = check_real("prior_var", prior_var, lo=1e-150, hi=1e150)
+    sig = check_real("noise_sd", noise_sd, lo=1e-75, hi=1e75)
     mu0 = check_real("prior_mean", prior_mean, lo=-1e150, hi=1e150)
     p = 1.0 / s0 + n_h / sig**2
     return (mu0 / s0 + T_h / sig**2) / p, 1.0 / p
@@ -196,7 +197,43 @@ class _TabularAgent:
         self.R[b, h, col, a] += w * r
         self.C[b, h, col, a, nxt - col + 1] += w
 
+    # Public per-step methods check their arguments (issue 26: a wrong-shape ``col`` was an
+    # IndexError, an out-of-range ``nxt`` updated the wrong statistic) and call the unchecked
+    # ``_observe``/``_act``/``_greedy`` that subclasses define; the DeepSea loop
+    # (:func:`~seqproj.ensemble.deep_exploration.run_deep_sea`) calls the unchecked ones directly,
+    # its arguments coming from a validated :class:`~seqproj.ensemble.deepsea.DeepSea`.
+
+    def _index_array(self, name, value, lo, hi):
+        """``value`` as a ``(batch,)`` int64 array with entries in ``[lo, hi]``."""
+        v = np.asarray(value) if not isinstance(value, np.ndarray) else value
+        if v.dtype.kind not in "iu" or v.shape != (self.B,):
+            raise TypeError(f"{name} must be an integer array of shape (batch,) = ({self.B},), got {shown(value)}")
+        if v.size and (int(v.min()) < lo or int(v.max()) > hi):
+            raise ValueError(f"{name} must lie in [{lo}, {hi}], got {shown(value)}")
+        return v.astype(np.int64, copy=False)
+
+    def _check_cell(self, h, col):
+        h = check_int("h", h, lo=0, hi=self.N - 1)
+        return h, self._index_array("col", col, 0, self.N - 1)
+
     def observe(self, h, col, a, r, nxt):
+        """Record the transition ``(h, col) --a, r--> (h + 1, nxt)`` of every instance: ``h`` the
+        row in ``[0, N − 1]``; ``col``, ``a``, ``nxt`` integer arrays of shape ``(batch,)`` with
+        ``col, nxt ∈ [0, N − 1]``, ``a ∈ {0, 1}``, ``|nxt − col| ≤ 1`` (a DeepSea move);
+        ``r`` a finite ``(batch,)`` array."""
+        h, col = self._check_cell(h, col)
+        a = self._index_array("a", a, 0, 1)
+        r = check_finite_array("r", r, ndim=1)
+        if r.shape != (self.B,):
+            raise ValueError(f"r must have shape (batch,) = ({self.B},), got {r.shape}")
+        nxt = self._index_array("nxt", nxt, 0, self.N - 1)
+        if np.any(np.abs(nxt - col) > 1):
+            b = int(np.argmax(np.abs(nxt - col) > 1))
+            raise ValueError(f"nxt must be col − 1, col or col + 1 (a DeepSea move), got nxt[{b}] = "
+                             f"{int(nxt[b])} for col[{b}] = {int(col[b])}")
+        self._observe(h, col, a, r, nxt)
+
+    def _observe(self, h, col, a, r, nxt):
         self._record(h, col, a, r, nxt)
 
     def begin_episode(self):
@@ -204,6 +241,18 @@ class _TabularAgent:
         raise NotImplementedError(f"{type(self).__name__} must define begin_episode")
 
     def act(self, h, col):
+        """The action (``(batch,)`` in {0, 1}) in cell ``(h, col[b])`` of every instance; ``h`` in
+        ``[0, N − 1]``, ``col`` an integer ``(batch,)`` array in ``[0, N − 1]``.  Call
+        ``begin_episode`` first."""
+        h, col = self._check_cell(h, col)
+        self._require_episode()
+        return self._act(h, col)
+
+    def _require_episode(self):
+        if not hasattr(self, "Q") and not hasattr(self, "xi"):
+            raise RuntimeError(f"{type(self).__name__}: call begin_episode() before act()")
+
+    def _act(self, h, col):
         q = self.Q[self._b, h, col]                 # (B, 2)
         return (q[:, 1] > q[:, 0]).astype(np.int64)
 
@@ -286,7 +335,7 @@ class HyperAgent(_TabularAgent):
         self.A = self.A0.copy()
         self.label = f"HyperAgent[M={self.M}{', SGD' if self.update == 'sgd' else ''}]"
 
-    def observe(self, h, col, a, r, nxt):
+    def _observe(self, h, col, a, r, nxt):
         self._record(h, col, a, r, nxt)
         # a fresh perturbation z ~ N(0, I_M/M), drawn after the action was taken
         z = self.rng.standard_normal((self.B, self.M)) / math.sqrt(self.M)
@@ -316,7 +365,7 @@ class HyperAgent(_TabularAgent):
         self.fit()
         self.xi = self.index_scale * self.rng.standard_normal((self.B, self.M))
 
-    def act(self, h, col):
+    def _act(self, h, col):
         b = self._b
         # one forward pass at the visited cell: Q(s, ·; ξ_e) = μ_s + A_s ξ_e
         q = self.mu[b, h, col] + np.einsum("bam,bm->ba", self.A[b, h, col], self.xi)
@@ -337,7 +386,7 @@ class BootstrappedEnsemble(_TabularAgent):
         self.Ck = np.zeros(shape + (3,))
         self.label = f"bootstrap[K={self.K}]"
 
-    def observe(self, h, col, a, r, nxt):
+    def _observe(self, h, col, a, r, nxt):
         self._record(h, col, a, r, nxt)
         w = 2.0 * self.rng.integers(0, 2, size=(self.B, self.K))       # double-or-nothing
         b = self._b[:, None]
@@ -370,13 +419,19 @@ class EpsilonGreedy(_TabularAgent):
                                 self.noise_sd, np.empty_like(self.n))
 
     def greedy(self, h, col):
+        """The greedy action (ties uniform) in cell ``(h, col[b])``; arguments as for ``act``."""
+        h, col = self._check_cell(h, col)
+        self._require_episode()
+        return self._greedy(h, col)
+
+    def _greedy(self, h, col):
         q = self.Q[self._b, h, col]
         tie = q[:, 1] == q[:, 0]
         a = (q[:, 1] > q[:, 0]).astype(np.int64)
         return np.where(tie, self.rng.integers(0, 2, size=self.B), a)
 
-    def act(self, h, col):
-        a = self.greedy(h, col)
+    def _act(self, h, col):
+        a = self._greedy(h, col)
         explore = self.rng.random(self.B) < self.eps
         return np.where(explore, self.rng.integers(0, 2, size=self.B), a)
 

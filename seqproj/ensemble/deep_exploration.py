@@ -127,7 +127,7 @@ def _greedy_found(agent, mapping, N):
     col = np.zeros(B, dtype=np.int64)
     found = np.ones(B, dtype=bool)
     for h in range(N):
-        a = agent.greedy(h, col)
+        a = agent._greedy(h, col)          # unchecked: arguments from the validated loop
         _, nxt, _, right = deep_sea_step(h, col, a, mapping, N=N)
         found &= right | (col != h)
         col = nxt
@@ -162,9 +162,9 @@ def run_deep_sea(agent, env: DeepSea, episodes: int, *, window: int = WINDOW,
         agent.begin_episode()
         col = env.reset()
         for h in range(N):
-            a = agent.act(h, col)
-            r, nxt = env.step(a)
-            agent.observe(h, col, a, r, nxt)
+            a = agent._act(h, col)         # unchecked per-step methods: (h, col, r, nxt) come
+            r, nxt = env.step(a)           # from the validated env (issue 26: checks kept out
+            agent._observe(h, col, a, r, nxt)   # of this hot loop)
             col = nxt
         found[:, e] = _greedy_found(agent, env.mapping, N) if greedy_eval else env.found
         played = e + 1
@@ -246,11 +246,8 @@ def _check_episodes(Ns, episodes, level):
     """Validated ``(Ns, episodes as an (n, len(Ns)) float array, level)`` of the exponent fits:
     episodes to solve ≥ 0, NaN = censored."""
     Ns = check_int_sequence("Ns", Ns, lo=1, hi=100_000, max_len=1000)
-    try:
-        y = np.asarray(episodes, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"episodes must be an (n, {len(Ns)}) array of numbers, got "
-                        f"{type(episodes).__name__}") from None
+    # real numbers only (a complex entry is refused, never truncated); NaN = censored is allowed
+    y = check_finite_array("episodes", episodes, finite=False)
     if y.ndim != 2 or y.shape[1] != len(Ns) or y.shape[0] < 1:
         raise ValueError(f"episodes must have shape (n, {len(Ns)}), got {y.shape}")
     if np.any(np.isinf(y)) or np.any(y[np.isfinite(y)] < 0):

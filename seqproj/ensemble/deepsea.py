@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from proofs_check.engine import as_generator, check_bool, check_finite_array, check_int
+from proofs_check.engine import as_generator, check_bool, check_finite_array, check_int, shown
 
 from ._limits import check_cells
 
@@ -143,5 +143,10 @@ class DeepSea:
     def right_action(self, row: int, col) -> np.ndarray:
         """The action meaning "right" in cell ``(row, col[b])`` of each instance."""
         row = check_int("row", row, lo=0, hi=self.N - 1)
-        col = np.asarray(col, dtype=np.int64)
+        c = np.asarray(col)
+        if c.shape != (self.batch,) or c.dtype.kind not in "iu":
+            raise TypeError(f"col must be an integer array of shape (batch,) = ({self.batch},), got {shown(col)}")
+        if int(c.min()) < 0 or int(c.max()) >= self.N:
+            raise ValueError(f"col must lie in [0, {self.N - 1}], got {shown(col)}")
+        col = c.astype(np.int64)
         return self.mapping[np.arange(self.batch), row, col].astype(np.int64)

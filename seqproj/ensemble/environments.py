@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from proofs_check.engine import check_int, check_real
+from proofs_check.engine import as_generator, check_int, check_real
 
 from ._limits import MAX_D, MAX_K, check_cells
 
@@ -38,8 +38,8 @@ def _check_fields(env) -> None:
 
 
 def _draw_theta(env, rng) -> np.ndarray:
-    """θ* ~ N(0, theta_var·I_d)."""
-    return math.sqrt(env.theta_var) * rng.standard_normal(env.d)
+    """θ* ~ N(0, theta_var·I_d) (``rng``: a Generator, SeedSequence or seed; anything else is refused)."""
+    return math.sqrt(env.theta_var) * as_generator(rng).standard_normal(env.d)
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,7 @@ class FiniteArmEnv:
         _check_fields(self)
 
     def draw(self, rng):
+        rng = as_generator(rng)
         theta = _draw_theta(self, rng)
         X = rng.uniform(-self.half_width, self.half_width, size=(self.K, self.d))
         return theta, X
@@ -95,7 +96,7 @@ class ChangingContextEnv:
         return _draw_theta(self, rng), None
 
     def contexts(self, rng):
-        X = rng.standard_normal((self.K, self.d))
+        X = as_generator(rng).standard_normal((self.K, self.d))
         return X / np.linalg.norm(X, axis=1, keepdims=True)
 
 

@@ -78,7 +78,9 @@ from .greedy import greedy_arm
 from .index_families import sample_index, sample_perturbation
 from .run_setup import BLOCK, check_finite_run, draw_finite_repetition, epp_start
 
-__all__ = ["EppState", "bytes_per_round", "default_deferral", "epp_rounds", "epp_rounds_ref",
+#: The raw numba kernel :func:`epp_rounds` checks nothing and is not exported: call it through
+#: :func:`run_epp_rounds` / :func:`simulate_fused` (its NumPy reference is :func:`epp_rounds_ref`).
+__all__ = ["EppState", "bytes_per_round", "default_deferral", "epp_rounds_ref",
            "epp_flush", "simulate_fused"]
 
 #: Reassociation (and FMA contraction) lets LLVM vectorise the dot products; no

@@ -10,7 +10,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["greedy_arm"]
+#: Nothing public: :func:`greedy_arm` is a raw numba kernel (no checks; an ``X``/``theta``
+#: shape mismatch reads out of bounds) called by kernels that validated their inputs.
+__all__: list[str] = []
 
 
 @njit(cache=True, nogil=True)
@@ -27,3 +29,9 @@ def greedy_arm(X, theta):
             v_best = acc
             a_best = a
     return a_best
+
+
+def greedy_arm_ref(X, theta) -> int:
+    """NumPy reference of :func:`greedy_arm`: the first index of the maximum of ``X @ theta``
+    (the BLAS sums may round differently from the kernel's sequential sums on near-ties)."""
+    return int(np.argmax(np.asarray(X, dtype=float) @ np.asarray(theta, dtype=float)))

@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from proofs_check.engine import (as_generator, check_bool, check_finite_array, check_int,
-                                          check_real)
+                                          check_real, shown)
 
 from ._limits import MAX_D, MAX_M, MAX_N, check_cells
 from .posterior_factor import _readonly
@@ -93,7 +93,25 @@ class LinearHypermodel:
 
     def loss_gradient(self, Xi, *, rows=None):
         """Gradients ``(grad_W, grad_b)`` of the loss with the index set ``Xi``
-        (``(k, M)``, weights 1/k) on the stored rows (all, or ``rows``)."""
+        (``(k, M)``, weights 1/k, ``k ≥ 1``) on the stored rows (all, or the integer indices ``rows``).
+
+        The checks (O(kM + |rows|)) are small next to the gradient (O(n d k)), so :meth:`fit` calls
+        this checked method too."""
+        Xi = check_finite_array("Xi", Xi, ndim=2)
+        if Xi.shape[0] < 1 or Xi.shape[1] != self.M:
+            raise ValueError(f"Xi must have shape (k, M) = (k, {self.M}) with k ≥ 1, got {Xi.shape}")
+        if rows is not None:
+            r = np.asarray(rows)
+            n = len(self._y)
+            if r.ndim != 1 or (r.size and r.dtype.kind not in "iu"):
+                raise TypeError(f"rows must be a 1-D array of integer indices of the stored rows, got {shown(rows)}")
+            if r.size and (int(r.min()) < 0 or int(r.max()) >= n):
+                raise ValueError(f"rows must lie in [0, {n}) (the {n} stored rows), got {shown(rows)}")
+            rows = r.astype(np.int64)
+        return self._loss_gradient(Xi, rows=rows)
+
+    def _loss_gradient(self, Xi, *, rows=None):
+        """:meth:`loss_gradient` without the checks (the SGD loop of :meth:`fit`)."""
         X = np.asarray(self._X, dtype=float).reshape(-1, self.d)
         y = np.asarray(self._y, dtype=float)
         Z = np.asarray(self._Z, dtype=float).reshape(-1, self.M)

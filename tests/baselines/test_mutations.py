@@ -225,9 +225,6 @@ def test_otb_bias_scaling_detects_a_sum_instead_of_a_mean(monkeypatch):
                  summed_not_averaged) == "refuted"
 
 
-@pytest.mark.xfail(strict=True, reason="issue 21: with the declared bound ±8T the betting CS cannot decide "
-                   "these comparisons at the budgets used here (the claims are inconclusive unmutated too); "
-                   "a tighter bound or a variance bound would let the sign flip be refuted again")
 @pytest.mark.parametrize("cid", ["baselines.mse.group_otb_lt_mean", "baselines.mse.group_otb_lt_rloo"])
 def test_group_mse_detects_a_sign_flip(monkeypatch, cid):
     assert check(monkeypatch, cid, 20, mom, "_group_coefficients", otb_sign_flip) == "refuted"

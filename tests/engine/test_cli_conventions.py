@@ -35,7 +35,8 @@ def test_version_prints_the_package_version(capsys):
 def test_plain_format_never_wraps_ids(capsys):
     code, out, _ = _run(["list", "--format", "plain"], capsys)
     ids = {c.id for c in pc.claims()}
-    rows = out.splitlines()
+    header, *rows = out.splitlines()
+    assert header.split("\t") == ["claim", "kind", "label", "role", "source", "statement"]
     assert code == 0 and len(rows) == len(ids)
     assert {r.split("\t")[0] for r in rows} == ids          # every id whole, one per line
 

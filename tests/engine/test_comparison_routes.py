@@ -175,30 +175,41 @@ def test_fail_on_counts_an_asymptotic_verdict_as_not_settled():
 
 # -- shipped claims ----------------------------------------------------------------
 
-#: Shipped comparisons still on Hall's interval, each for a stated reason (issue 21): no true
-#: bound derived yet.  Their verdicts are asymptotic, always warned and not settled for --fail-on.
-#: The list must shrink, never grow: a claim declared later must leave it (the test checks both).
-PENDING = {
-    # expected "holds": the true variance bound T²·max(1, c)²·E[Δ²] of a regret difference
-    # (seqproj/ensemble/claims/_bounds.py) is 10³–10⁴ times the observed variance, so declaring
-    # it makes the expected verdict unreachable; pending a bounded (per-instance normalised) form
-    "ensemble.failure.one_hot_small_m",
-    "ensemble.regret.compact.d10.below_d",
-    "ensemble.regret.compact.d20.below_d",
-    # sup tracking error under a Gaussian random start: unbounded, no variance bound derived yet
-    "ensemble.tracking.haar_start_lowers_sup",
-    # sampler–trainer KL with a Gaussian logit error: unbounded, no variance bound derived yet
-    "mismatch.staleness.smaller_step_less_mismatch",
-}
-
-
 def test_every_shipped_comparison_declares_bounds_or_a_variance_bound():
     from tests.test_layering import topic_entry_points
 
     topics = tuple(topic_entry_points())                   # this distribution's id prefixes
     comparisons = [c for c in pc.claims() if c.kind == "comparison" and c.id.split(".")[0] in topics]
     undeclared = {c.id for c in comparisons if c.bounds is None and c.variance_bound is None}
-    assert undeclared <= PENDING, f"comparison claims with neither bounds nor variance_bound: " \
-                                  f"{sorted(undeclared - PENDING)}"
-    assert PENDING <= undeclared, f"declared now, remove from PENDING: {sorted(PENDING - undeclared)}"
+    # issue 21: none left on Hall's interval (the last five state majorities with the sign
+    # statistic, docs/theory/engine.md#sign-comparison)
+    assert not undeclared, f"comparison claims with neither bounds nor variance_bound: {sorted(undeclared)}"
     assert len(comparisons) >= 30                          # the registry was read
+
+
+def test_sign_of_is_the_sign_of_each_difference_and_refuses_nan():
+    from proofs_check.engine import sign_of
+
+    out = sign_of(lambda rng, n: np.array([-3.0, 0.0, 2e300, -1e-300]), None, 4)
+    assert out.tolist() == [-1.0, 0.0, 1.0, -1.0]
+    with pytest.raises(ValueError, match="finite"):
+        sign_of(lambda: np.array([1.0, np.nan]))
+
+
+def test_a_sign_comparison_is_anytime_valid_and_decides_a_majority():
+    """A heavy-tailed difference whose mean is negative but whose majority is positive: the sign
+    claim holds ("more instances than the reverse"), the statement it makes and nothing else."""
+    import functools
+
+    from proofs_check.engine import sign_of
+
+    def diffs(rng, n):                 # +1 w.p. 0.9, −1000 w.p. 0.1: mean −99.1, majority > 0
+        u = rng.random(n)
+        return np.where(u < 0.9, 1.0, -1000.0)
+
+    c = ComparisonClaim(id="t.sign_majority", statement="majority positive", source="test",
+                        label="DERIVED", fn=functools.partial(sign_of, diffs), threshold=0.0,
+                        alternative="greater", bounds=(-1.0, 1.0), chunk_size=50,
+                        default_budget=2000, quick_budget=2000)
+    r = verify_claim(c, seed=3)
+    assert r.verdict == "holds" and r.guarantee == "anytime-valid"

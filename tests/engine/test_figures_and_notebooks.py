@@ -22,6 +22,7 @@ def test_engine_figures_rebuild_to_identical_bytes(tmp_path):
     assert _digest(tmp_path / "a") == _digest(tmp_path / "b")
 
 
+@pytest.mark.slow        # 75 s: each topic's quick figure tests build their own figures in the default run
 def test_every_registered_figure_builds_quickly(tmp_path):
     names = list(paper_figs.figures())
     assert "engine_operating_characteristic" in names

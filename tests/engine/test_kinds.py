@@ -206,3 +206,38 @@ def test_a_deterministic_inequality_that_holds_says_so_and_a_search_one_does_not
     one = dict(sample=lambda rng: np.array([0.25, 0.5]), evaluate=_amgm)
     r = verify_claim(_ineq(deterministic=True, **one), budget=1, seed=0)
     assert r.verdict == "holds" and r.guarantee == "deterministic" and not r.warnings
+
+
+def test_a_one_point_claim_resting_on_an_approximation_is_an_estimate_warned_and_not_settled():
+    """Issue 21 (c): a DP on a grid is an estimate of what it states: guarantee "estimate", the
+    reason on every result, and --fail-on counts it as inconclusive, never as settled."""
+    from theorycheck.cli_format import failing, summary_line
+
+    one = dict(sample=lambda rng: np.array([0.25, 0.5]), evaluate=_amgm, deterministic=True)
+    r = verify_claim(_ineq(basis=("estimate", "a grid of 5 nodes"), **one), budget=1, seed=0)
+    assert r.verdict == "holds" and r.guarantee == "estimate"
+    assert r.warnings == ("an estimate, not a bound: a grid of 5 nodes",)
+    assert failing([r], ("inconclusive",)) and not failing([r], ("refuted", "unexpected"))
+    assert "1 on numerical estimates only (not settled)" in summary_line([r])
+    # a seeded simulation read through an exact interval: exact at its own level, said every time
+    r = verify_claim(_ineq(basis=("exact", "CP at 0.005"), **one), budget=1, seed=0)
+    assert r.guarantee == "exact" and "CP at 0.005" in r.warnings[0] and not failing([r], ("inconclusive",))
+    # a refutation on an approximation is an estimate too (not a float64 rounding question)
+    bad = dict(sample=lambda rng: np.array([0.25, 0.5]), evaluate=lambda th: (1.0, 0.5), deterministic=True)
+    r = verify_claim(_ineq(basis=("estimate", "a grid"), **bad), budget=1, seed=0)
+    assert r.verdict == "refuted" and r.guarantee == "estimate" and len(r.warnings) == 1
+    # a sampler that moves: the basis does not make a search exhaustive
+    many = dict(sample=functools.partial(_unit_box, 2), evaluate=_amgm, deterministic=True)
+    r = verify_claim(_ineq(basis=("estimate", "x"), **many), budget=50, seed=0)
+    assert r.guarantee == "search"
+
+
+@pytest.mark.parametrize("basis", [("guess", "why"), ("estimate", ""), "estimate", ("exact",)])
+def test_basis_must_name_estimate_or_exact_with_a_reason(basis):
+    with pytest.raises(ValueError, match="basis"):
+        _ineq(sample=lambda rng: np.zeros(1), evaluate=_amgm, deterministic=True, basis=basis)
+
+
+def test_basis_needs_a_one_point_claim():
+    with pytest.raises(ValueError, match="deterministic=True"):
+        _ineq(sample=lambda rng: np.zeros(1), evaluate=_amgm, basis=("estimate", "a grid"))

@@ -6,7 +6,8 @@ import pytest
 import paper_figs as pf
 
 
-@pytest.mark.parametrize("name", ["mismatch_horizon", "mismatch_tightness", "mismatch_trm_acceptance"])
+@pytest.mark.parametrize("name", ["mismatch_horizon", "mismatch_tightness", "mismatch_trm_acceptance",
+                                  "mismatch_lr_schedule"])
 def test_quick_figure_deterministic(name, tmp_path):
     fn = pf.figures(name)[name]
     _, d1 = fn(quick=True, seed=0)

@@ -163,7 +163,8 @@ def test_verl_sequence_is_weight_clamps_the_sum():
     """Log-ratios (25, −24, 0.1): veRL clamps the sum (e^{1.1} = 3.004); the old code clamped each
     token first (e^{20 − 20 + 0.1} = 1.105)."""
     lr = np.array([[25.0, -24.0, 0.1]])
-    w = verl_is_weights(lr, np.zeros_like(lr), np.ones_like(lr, dtype=bool), level="sequence", upper=1e9)
+    roll = np.full_like(lr, -30.0)                       # log-probabilities ≤ 0 with log-ratios lr
+    w = verl_is_weights(lr + roll, roll, np.ones_like(lr, dtype=bool), level="sequence", upper=1e9)
     assert w == pytest.approx(np.full((1, 3), math.exp(1.1)), rel=1e-12)
     assert w[0, 0] == pytest.approx(3.004166, rel=1e-6)
 

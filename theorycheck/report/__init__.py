@@ -24,10 +24,12 @@ twice gives the same bytes.  Modules: :mod:`.document` (the content as data),
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from .document import build_document, claim_meta
@@ -35,6 +37,7 @@ from .figures import figure_info, figures_for
 from .html import render_document_html
 from .markdown import render_document_markdown
 from .provenance import collect_provenance
+from .schema import load_meta, load_results, plain_figure_name
 
 __all__ = ["write_report", "render_markdown", "render_html", "read_results", "rerender_report",
            "render_report_from", "figures_for", "figure_info", "build_figures"]
@@ -66,21 +69,189 @@ def _meta_or(meta, results, figure_names, seed, alpha, quick, elapsed_s) -> dict
             "figures": {n: {"caption": "", "claims": [], "width": None} for n in figure_names}}
 
 
-def _verify_into(selected, out, *, executor, workers, scheduler, seed, alpha, quick, progress) -> list:
+# ---------------------------------------------------------------------------
+# One writer per report folder, and no half-written file (issue 26, item 4).
+
+#: The lock file in a report folder: it holds the pid, host and start time of the
+#: ``theorycheck report`` writing the folder.
+LOCK_NAME = ".theorycheck-report.lock"
+
+_HELD: dict = {}          # folders this process holds the lock of -> depth (re-entrant)
+
+
+class ReportFolderBusy(ValueError):
+    """Another live process is writing this report folder."""
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _holder(text: str) -> str:
+    parts = text.split()
+    if not parts or not parts[0].isdigit():
+        return "a process that left no pid"
+    alive = "running" if _pid_alive(int(parts[0])) else "no longer running; a process it started holds the lock"
+    host = f" on {parts[1]}" if len(parts) > 1 else ""
+    return f"pid {parts[0]}{host}, {alive}"
+
+
+@contextmanager
+def exclusive_folder(out):
+    """Hold ``OUT/.theorycheck-report.lock`` while writing the report folder ``out``.
+
+    The lock is an ``flock`` on the file (released by the kernel when its holder
+    ends in any way, ``kill -9`` included, so a stale lock from a dead process is
+    simply taken over), and the file names the holder (pid, host, start time).  A
+    second writer is refused at once with :class:`ReportFolderBusy` naming the folder
+    and the holder.  Without ``fcntl`` (Windows) the file is created exclusively and
+    a file whose pid is not running is taken over.  Re-entrant within a process."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    key = str(out.resolve())
+    if key in _HELD:
+        _HELD[key] += 1
+        try:
+            yield
+        finally:
+            _HELD[key] -= 1
+        return
+    lock = out / LOCK_NAME
+    stamp = f"{os.getpid()} {os.uname().nodename if hasattr(os, 'uname') else '-'} {time.time():.0f}\n"
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        fcntl = None
+    if fcntl is not None:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            try:
+                text = os.pread(fd, 200, 0).decode("utf-8", "replace")
+            finally:
+                os.close(fd)
+            raise ReportFolderBusy(f"report folder {out} is being written by another `theorycheck report` "
+                                   f"({_holder(text)}); wait for it to finish or use another --out") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, stamp.encode(), 0)
+    else:  # pragma: no cover - Windows
+        while True:
+            try:
+                fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+                os.write(fd, stamp.encode())
+                break
+            except FileExistsError:
+                text = Path(lock).read_text(errors="replace")
+                parts = text.split()
+                if parts and parts[0].isdigit() and not _pid_alive(int(parts[0])):
+                    Path(lock).unlink(missing_ok=True)      # stale: its holder is gone
+                    continue
+                raise ReportFolderBusy(f"report folder {out} is being written by another `theorycheck "
+                                       f"report` ({_holder(text)}); wait for it to finish or use another "
+                                       f"--out") from None
+    _HELD[key] = 1
+    try:
+        yield
+    finally:
+        del _HELD[key]
+        if fcntl is None:  # pragma: no cover - Windows
+            os.close(fd)
+            Path(lock).unlink(missing_ok=True)
+        else:
+            os.close(fd)          # releases the flock; the file stays (unlinking would race)
+
+
+def _holding_folder(fn):
+    """Decorator: ``fn(selected, out, ...)`` runs holding :func:`exclusive_folder` of ``out``."""
+    @functools.wraps(fn)
+    def wrapper(selected, out, *args, **kw):
+        with exclusive_folder(out):
+            return fn(selected, out, *args, **kw)
+    return wrapper
+
+
+def _tmp_sibling(path: Path) -> Path:
+    return path.with_name(f".{path.name}.{os.getpid()}.tmp")
+
+
+def _atomic_write_text(path, text: str) -> None:
+    """Write ``path`` whole or not at all: into a temporary sibling, then rename."""
+    path = Path(path)
+    tmp = _tmp_sibling(path)
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _verify_into(selected, out, *, executor, workers, scheduler, seed, alpha, quick, progress,
+                 failures=None) -> list:
     """Verify ``selected`` (whole claims on every core by default), appending each result
-    to ``out/results.jsonl`` as it is decided."""
+    to a temporary sibling of ``out/results.jsonl`` as it is decided; renamed over
+    ``results.jsonl`` once every claim has its result (an interrupted run leaves the
+    previous ``results.jsonl`` as it was).
+
+    A claim whose own code fails (:func:`proofs_check.engine.executors.claim_failure`: an
+    exception, ``sys.exit``/``os._exit`` in a chunk, a dead worker) does not stop the run: it
+    is written as a failed-claim line ``{"claim", "error", "where"}``
+    (:data:`.schema.FAILURE_KEYS`), appended to ``failures`` and reported in one line on
+    stderr; the claims not yet decided are run on (issue 26)."""
     from proofs_check import engine
+    from proofs_check.engine.executors import claim_failure
+
+    from .schema import ClaimFailureRecord
 
     results = []
-    with open(out / "results.jsonl", "w", encoding="utf-8") as fh:
-        for r in engine.verify_claims(selected, executor=executor, workers=workers, scheduler=scheduler,
-                                      seed=seed, alpha=alpha, quick=quick, out=out / "chunks",
-                                      method="anytime", across_claims=True):
-            fh.write(json.dumps(r.to_dict(), ensure_ascii=False) + "\n")
-            fh.flush()
-            if progress:
-                print(f"{r.verdict:>12}  {r.claim}  ({r.elapsed_s:.1f} s)", file=sys.stderr, flush=True)
-            results.append(r)
+    final = out / "results.jsonl"
+    tmp = _tmp_sibling(final)
+    todo = list(selected)
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            while todo:
+                gen = engine.verify_claims(todo, executor=executor, workers=workers, scheduler=scheduler,
+                                           seed=seed, alpha=alpha, quick=quick, out=out / "chunks",
+                                           method="anytime", across_claims=True)
+                try:
+                    for r in gen:
+                        todo = [c for c in todo if c.id != r.claim]
+                        fh.write(json.dumps(r.to_dict(), ensure_ascii=False) + "\n")
+                        fh.flush()
+                        if progress:
+                            print(f"{r.verdict:>12}  {r.claim}  ({r.elapsed_s:.1f} s)", file=sys.stderr,
+                                  flush=True)
+                        results.append(r)
+                    todo = []
+                except Exception as exc:
+                    failure = claim_failure(exc)
+                    if failure is None or failure.claim not in {c.id for c in todo}:
+                        raise
+                    todo = [c for c in todo if c.id != failure.claim]
+                    what = failure.what + (f" (in chunk {failure.chunk})" if failure.chunk is not None else "")
+                    rec = ClaimFailureRecord(failure.claim, " ".join(what.split()) or "failed",
+                                             failure.where or None)
+                    fh.write(json.dumps(rec.to_dict(), ensure_ascii=False) + "\n")
+                    fh.flush()
+                    if os.environ.get("THEORYCHECK_DEBUG") and failure.trace:
+                        print(failure.trace.rstrip(), file=sys.stderr)
+                    print(f"theorycheck: {failure}; no verdict (the report lists it as failed; "
+                          f"the other claims run on)", file=sys.stderr, flush=True)
+                    if failures is not None:
+                        failures.append(rec)
+                finally:
+                    gen.close()
+        os.replace(tmp, final)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     return results
 
 
@@ -126,6 +297,7 @@ def build_figures(names, outdir, *, quick: bool, seed: int, progress=None) -> li
     return list(names)
 
 
+@_holding_folder
 def write_report(selected, out, *, seed: int = 0, alpha: float = 0.01, quick: bool = False,
                  executor=None, workers=None, scheduler=None, progress: bool = False,
                  figures=None) -> Path:
@@ -152,9 +324,10 @@ def write_report(selected, out, *, seed: int = 0, alpha: float = 0.01, quick: bo
     if pool is not None:
         pending = [(n, pool.submit(build_figures, [n], out / "figures", quick=quick, seed=seed))
                    for n in names]
+    failures: list = []
     try:
         results = _verify_into(selected, out, executor=executor, workers=workers, scheduler=scheduler,
-                               seed=seed, alpha=alpha, quick=quick, progress=progress)
+                               seed=seed, alpha=alpha, quick=quick, progress=progress, failures=failures)
         if pool is None:
             build_figures(names, out / "figures", quick=quick, seed=seed,
                           progress=(lambda n: print(f"    figure  {n}", file=sys.stderr, flush=True))
@@ -170,34 +343,27 @@ def write_report(selected, out, *, seed: int = 0, alpha: float = 0.01, quick: bo
             "elapsed_s": round(time.perf_counter() - t0, 3), "provenance": prov,
             "claims": {c.id: claim_meta(c) for c in selected},
             "figures": {n: info.get(n, {"caption": "", "claims": [], "width": None}) for n in names}}
-    (out / "report.json").write_text(json.dumps(meta, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    return _write_rendered(results, meta, out / "figures", out)
+    _atomic_write_text(out / "report.json", json.dumps(meta, ensure_ascii=False, indent=1) + "\n")
+    return _write_rendered(results, meta, out / "figures", out, failures)
 
 
-def _write_rendered(results, meta, figure_dir, out) -> Path:
+def _write_rendered(results, meta, figure_dir, out, failures=()) -> Path:
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    href = Path(os.path.relpath(Path(figure_dir).resolve(), out.resolve())).as_posix()
-    doc = build_document(results, meta, figure_dir)
-    md_path = out / "report.md"
-    md_path.write_text(render_document_markdown(doc, href), encoding="utf-8")
-    (out / "report.html").write_text(render_document_html(doc), encoding="utf-8")
+    with exclusive_folder(out):
+        href = Path(os.path.relpath(Path(figure_dir).resolve(), out.resolve())).as_posix()
+        doc = build_document(results, meta, figure_dir, failures)
+        md_path = out / "report.md"
+        md_text, html_text = render_document_markdown(doc, href), render_document_html(doc)
+        _atomic_write_text(md_path, md_text)
+        _atomic_write_text(out / "report.html", html_text)
     return md_path
 
 
-def read_results(path) -> list:
-    """The results of a ``results.jsonl`` file (``ValueError`` naming the line if one is bad)."""
-    from proofs_check.engine import Result
-
-    results = []
-    for i, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            results.append(Result.from_dict(json.loads(line)))
-        except (ValueError, TypeError) as exc:
-            raise ValueError(f"{path}: line {i} is not a theorycheck result ({exc})") from None
-    return results
+def read_results(path, failures: list | None = None) -> list:
+    """The results of a ``results.jsonl`` file, every field checked against its kind's
+    schema (:mod:`.schema`; ``ValueError`` naming the file, the line and the field if one
+    is bad).  Failed-claim lines are appended to ``failures`` when a list is given."""
+    return load_results(path, failures)
 
 
 def results_source(results_path) -> Path:
@@ -230,26 +396,29 @@ def render_report_from(results_path, out=None) -> Path:
     folder = src.parent
     if not src.exists():
         raise ValueError(f"{src} does not exist: run `theorycheck report --out {folder}` first")
-    results = read_results(src)
-    if not results:
+    failures: list = []
+    results = read_results(src, failures)
+    if not results and not failures:
         raise ValueError(f"{src} holds no results")
     fig_dir = folder / "figures"
+    if fig_dir.exists() and not fig_dir.resolve().is_relative_to(folder.resolve()):
+        raise ValueError(f"{fig_dir} leads outside the report folder {folder} (to {fig_dir.resolve()}); "
+                         f"a report embeds figures from its own folder only")
     meta_path = folder / "report.json"
     if meta_path.exists():
-        try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{meta_path} is not valid JSON ({exc})") from None
-        if not isinstance(meta, dict):
-            raise ValueError(f"{meta_path} must hold a JSON object, got {type(meta).__name__}")
+        meta = load_meta(meta_path)
+    elif not results:
+        raise ValueError(f"{src} holds only failed-claim lines and there is no {meta_path} to say how the "
+                         f"run was made")
     else:
         meta = {"seed": results[0].seed, "alpha": results[0].alpha, "quick": False,
                 "elapsed_s": round(sum(r.elapsed_s for r in results), 3)}
     if "figures" not in meta:
-        names = sorted(p.stem for p in fig_dir.glob("*.png")) if fig_dir.exists() else []
+        names = sorted(p.stem for p in fig_dir.glob("*.png") if plain_figure_name(p.stem)) \
+            if fig_dir.exists() else []
         info = figure_info()
         meta["figures"] = {n: info.get(n, {"caption": "", "claims": [], "width": None}) for n in names}
-    return _write_rendered(results, meta, fig_dir, folder if out is None else out)
+    return _write_rendered(results, meta, fig_dir, folder if out is None else out, failures)
 
 
 def rerender_report(out) -> Path:

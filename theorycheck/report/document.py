@@ -3,8 +3,10 @@ both read, so the two always say the same thing.
 
 :func:`claim_meta` records, when the claims are run, what a result does not
 carry (version, code fingerprint, structured source, budgets);
-:func:`build_document` assembles provenance, the summary of findings, one
-section per paper and the figures from results and that metadata alone.
+:func:`build_document` assembles the headline findings (the topics' sentence
+templates filled from these results: :mod:`.findings`), provenance, the summary
+of findings, one section per paper and the figures from results and that
+metadata alone.
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from pathlib import Path
 from . import evidence as ev
 from .figures import figures_by_claim, supported_claims
 from .provenance import cite_line, interval_level
+from .schema import figure_png
 
 __all__ = ["claim_meta", "claims_meta", "build_document", "multiplicity", "OURS"]
 
@@ -71,13 +74,17 @@ def _entry(r, meta, prov, level, figs) -> dict:
 _FINDING_ORDER = {"contradicted": 0, "finding": 1, "unsettled": 2}
 
 
-def build_document(results, meta: dict, figure_dir=None) -> dict:
+def build_document(results, meta: dict, figure_dir=None, failures=()) -> dict:
     """The report's content from ``results`` and the run's ``meta`` (the
     contents of ``report.json``: ``seed``, ``alpha``, ``quick``, ``elapsed_s``,
     ``provenance``, ``claims``, ``figures``).  ``figure_dir`` is where the
     figures' PNG/PDF/JSON files are; a figure without a PNG there is listed
-    as not built."""
+    as not built.  ``failures``: the claims whose own code failed (objects with
+    ``claim``, ``error``, ``where``: :class:`.schema.ClaimFailureRecord`), listed
+    as such with no verdict (``doc["failed"]``)."""
     results = list(results)
+    failed = [{"id": f.claim, "anchor": f"claim-{f.claim}", "error": f.error, "where": f.where or ""}
+              for f in failures]
     alpha = float(meta.get("alpha", results[0].alpha if results else 0.01))
     prov = meta.get("provenance") or {
         "package": "theorycheck", "version": None, "commit": None, "seed": meta.get("seed"),
@@ -117,10 +124,11 @@ def build_document(results, meta: dict, figure_dir=None) -> dict:
     figures = []
     for name in sorted(set(finfo) | set(meta.get("built_figures") or ())):
         d = finfo.get(name, {})
-        png = fdir / f"{name}.png" if fdir is not None else None
+        # a PNG inside the figures folder only (report.json is input: no '../x' or absolute names)
+        png = figure_png(fdir, name) if fdir is not None else None
         figures.append({"name": name, "anchor": f"fig-{name}", "caption": d.get("caption", ""),
                         "claims": supported_claims(d.get("claims") or (), ids),
-                        "png": png if png is not None and png.exists() else None,
+                        "png": png,
                         "quick": bool(meta.get("quick")), "width": d.get("width")})
     built = {f["name"] for f in figures if f["png"] is not None}
     for e in entries.values():
@@ -135,14 +143,19 @@ def build_document(results, meta: dict, figure_dir=None) -> dict:
     mult = multiplicity(results, alpha)
     for e in entries.values():
         e["fdr"] = mult["by_claim"].get(e["id"])
+    from .findings import headline_findings
+
+    headline_list = headline_findings(results, entries, level, alpha, built=built)
     return {
         "provenance": prov, "level": level, "alpha": alpha, "seed": meta.get("seed", prov.get("seed")),
         "quick": bool(meta.get("quick")), "elapsed_s": float(meta.get("elapsed_s", 0.0)),
         "n": len(results), "counts": counts, "by_status": by_status,
         "guarantees": [(g, GUARANTEES[g].split(": ", 1)[1]) for g in GUARANTEES
                        if any(r.guarantee == g for r in results)],
-        "findings": findings, "sections": sections, "figures": figures, "entries": entries,
+        "headline_findings": headline_list, "findings": findings, "sections": sections, "figures": figures,
+        "entries": entries,
         "multiplicity": mult,
+        "failed": failed,
     }
 
 

@@ -13,7 +13,7 @@ import base64
 import html as _html
 
 from .evidence import STATUS_TEXT
-from .markdown import FINDINGS_INTRO, _n, counts_sentence, expected_text, provenance_rows, source_text
+from .markdown import FAILED_INTRO, FINDINGS_INTRO, _n, counts_sentence, expected_text, provenance_rows, source_text
 
 __all__ = ["render_document_html"]
 
@@ -63,6 +63,14 @@ figure{margin:22px 0;padding:10px;border:1px solid var(--line);border-radius:4px
 figure img{max-width:100%;height:auto;display:block;margin:0 auto}figure img.column{max-width:560px}
 figcaption{font-size:13.5px;margin-top:6px}
 ol.findings li{margin-bottom:4px}
+ol.headline li{margin-bottom:12px;padding-left:4px}ol.headline .rests{font-size:12.5px;color:var(--muted)}
+.reading{font-size:12px;font-weight:600;padding:0 6px;border-radius:3px;white-space:nowrap;background:#eef1f5}
+.reading.r-paper-confirmed,.reading.r-ours-confirmed{color:var(--hold);background:var(--holdbg)}
+.reading.r-paper-refuted,.reading.r-ours-refuted,.reading.r-control-failed{color:var(--ref);background:var(--refbg)}
+.reading.r-unsettled{color:var(--inc);background:var(--incbg)}
+.reading.r-control-as-designed-refuted,.reading.r-control-as-designed-holds{color:#1558b0;background:#e8eefb}
+ul.group{font-size:13.5px;margin:4px 0 10px}ul.group li{margin-bottom:2px}
+details summary{cursor:pointer;color:var(--muted);font-weight:600;margin:6px 0}
 .quick{color:var(--inc);font-weight:600}
 """
 
@@ -126,7 +134,7 @@ def _claims_table(doc) -> list[str]:
                 f'<td><a href="#{esc(e["anchor"])}"><code>{esc(e["id"])}</code></a></td>'
                 f'<td>{esc(sec["key"])}</td><td>{esc(e["kind"])}</td><td>{_verdict(e["verdict"])}</td>'
                 f'<td>{_expected(e)}</td><td>{esc(e["guarantee"])}</td><td>{esc(e["summary"])}</td>'
-                f'<td data-sort="{e["elapsed_s"]:.6f}">{e["elapsed_s"]:.2f}</td></tr>')
+                f'<td data-sort="{esc(format(e["elapsed_s"], ".6f"))}">{esc(format(e["elapsed_s"], ".2f"))}</td></tr>')
     opts = "".join(f'<option value="{s}">{esc(s)}</option>' for s in STATUS_TEXT)
     return [
         '<div class="controls"><input id="f-text" type="search" placeholder="filter: claim id, paper, '
@@ -158,7 +166,7 @@ def _claim(e) -> list[str]:
     fp_note = (" (fingerprint of the current code, not recorded at the run)"
                if e["meta_from_current_code"] else "")
     dl.append(("cite this verdict", f'<code class="cite">{esc(e["cite"])}</code>{esc(fp_note)}'))
-    return [f'<section class="claim s-{e["status"].replace(" ", "-")}" id="{esc(e["anchor"])}">',
+    return [f'<section class="claim s-{esc(e["status"].replace(" ", "-"))}" id="{esc(e["anchor"])}">',
             f'<h3><code>{esc(e["id"])}</code></h3>', f'<blockquote>{esc(e["statement"])}</blockquote>',
             "<dl>", *[f"<dt>{esc(k)}</dt><dd>{v}</dd>" for k, v in dl], "</dl></section>"]
 
@@ -178,18 +186,36 @@ def _figure(f) -> list[str]:
             f"{claims or 'no claim in this report'}.</figcaption></figure>"]
 
 
+def _failed(failed) -> list[str]:
+    """The section listing the claims whose own code failed (none: nothing)."""
+    if not failed:
+        return []
+    out = [f'<h2 id="failed">FAILED: claims whose code failed ({len(failed)})</h2>',
+           f"<p>{esc(FAILED_INTRO)}</p>", '<ul class="failed">']
+    for f in failed:
+        at = f" at <code>{esc(f['where'])}</code>" if f["where"] else ""
+        out.append(f'<li id="{esc(f["anchor"])}"><code>{esc(f["id"])}</code> — <strong>failed, no verdict</strong>: '
+                   f"{esc(f['error'])}{at}</li>")
+    return out + ["</ul>"]
+
+
 def render_document_html(doc) -> str:
     """``report.html`` text (self-contained) from :func:`.document.build_document`."""
+    from .findings import groups_html, headline_html
+
     prov = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in provenance_rows(doc))
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            '<meta name="viewport" content="width=device-width, initial-scale=1">',
-           f"<title>theorycheck report — {doc['n']} claims</title>", f"<style>{_CSS}</style></head><body>",
+           f"<title>theorycheck report — {esc(doc['n'])} claims</title>", f"<style>{_CSS}</style></head><body>",
            "<h1>theorycheck report</h1>",
            '<p class="lead">Verdicts of the claims checked by theorycheck, written as a paper\'s appendix: '
-           "a summary of the findings first, then one section per paper, then the figures.</p>",
+           "the headline results first, then a summary of the findings, one section per paper, then the "
+           "figures.</p>",
+           *headline_html(doc, esc=esc),
            '<h2 id="provenance">Provenance</h2>', f'<table class="prov">{prov}</table>',
            f"<p>{esc(counts_sentence(doc))}</p>", "<ul>",
            *[f"<li><strong>{esc(g)}</strong> — {esc(t)}</li>" for g, t in doc["guarantees"]], "</ul>",
+           *_failed(doc.get("failed") or ()),
            '<h2 id="multiplicity">Multiplicity across the run</h2>', "<ul>",
            *[f"<li>{esc(t)}</li>" for t in doc["multiplicity"]["lines"]], "</ul>",
            f'<h2 id="findings">Summary of findings ({len(doc["findings"])})</h2>']
@@ -201,11 +227,12 @@ def render_document_html(doc) -> str:
                     "finding": "a finding: no verdict expected"}[e["status"]]
             iv = f"; {esc(e['interval'])}" if e["interval"] else ""
             out.append(f'<li><a href="#{esc(e["anchor"])}"><code>{esc(e["id"])}</code></a> — '
-                       f"{_verdict(e['verdict'])} ({what}): {esc(e['headline'])}{iv}; seed {e['seed']}, "
-                       f"budget {e['budget']}; figure {_fig_links(e['figures'])}</li>")
+                       f"{_verdict(e['verdict'])} ({what}): {esc(e['headline'])}{iv}; seed {esc(e['seed'])}, "
+                       f"budget {esc(e['budget'])}; figure {_fig_links(e['figures'])}</li>")
         out.append("</ol>")
     else:
         out.append("<p>Every claim reached the verdict it was expected to reach.</p>")
+    out += groups_html(doc, esc=esc)
     out += ['<h2 id="all-claims">All claims</h2>', *_claims_table(doc), '<h2 id="papers">Papers</h2>', "<ul>"]
     out += [f'<li><a href="#{esc(s["anchor"])}">{esc(s["title"])}</a> — {_n(len(s["entries"]), "claim")}</li>'
             for s in doc["sections"]]

@@ -5,18 +5,66 @@ from __future__ import annotations
 __all__ = ["render_document_markdown", "md", "provenance_rows", "counts_sentence", "expected_text",
            "source_text", "FINDINGS_INTRO"]
 
-_ESCAPE = str.maketrans({"\\": "\\\\", "*": "\\*", "_": "\\_", "`": "\\`", "<": "&lt;", "|": "\\|"})
+_ESCAPE = str.maketrans({"\\": "\\\\", "*": "\\*", "_": "\\_", "`": "\\`", "<": "&lt;", "&": "&amp;",
+                         "|": "\\|", "]": "\\]", "\n": " ", "\r": " ", "\t": " ", "\0": ""})
+#: Characters kept as they are in a link's ``#fragment`` (the others are percent-encoded).
+_FRAGMENT_SAFE = "-._~!$'*+,;=:@/?"
 
 
 def md(text) -> str:
-    """Plain text safe in Markdown (no emphasis, HTML or table breaks)."""
+    """Plain text safe in Markdown: no emphasis, link (``]`` escaped: no ``[text](url)`` or
+    ``[ref]: url`` can close), raw HTML, entity or table break, one line
+    (every value a report interpolates goes through this, :func:`md_code` or :func:`md_anchor`)."""
     return str(text).translate(_ESCAPE)
+
+
+def md_name(name) -> str:
+    """A figure or paper name as link text: as it is when it is a plain word (letters and digits
+    joined by single ``_``, ``.``, ``-``: no emphasis can start), else :func:`md`."""
+    import re
+
+    name = str(name)
+    return name if re.fullmatch(r"[A-Za-z0-9]+(?:[_.-][A-Za-z0-9]+)*", name) else md(name)
+
+
+def md_code(text, *, table: bool = False) -> str:
+    """``text`` as one code span: fenced by one backtick more than its longest run of
+    backticks (CommonMark), on one line; ``table`` escapes ``|`` (a GFM table cell)."""
+    import re
+
+    text = " ".join(str(text).replace("\0", "").splitlines()) or " "
+    fence = "`" * (max((len(m) for m in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    if table:
+        text = text.replace("|", "\\|")
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def md_href(anchor) -> str:
+    """``#anchor`` as a link target (percent-encoded: no ``)``, space or ``<`` can end it early)."""
+    from urllib.parse import quote
+
+    return "#" + quote(str(anchor), safe=_FRAGMENT_SAFE)
+
+
+def md_anchor(anchor) -> str:
+    """The ``<a id="…"></a>`` a heading carries (HTML-escaped)."""
+    import html
+
+    return f'<a id="{html.escape(str(anchor), quote=True)}"></a>'
+
+
+def md_url(url) -> str:
+    """A link destination: percent-encoded where a character could end it or start markup."""
+    from urllib.parse import quote
+
+    return quote(str(url), safe="-._~:/?#@!$&'*+,;=%")
 
 
 def _md_code_aware(text) -> str:
     """Text whose `backtick` spans stay code, the rest escaped."""
     parts = str(text).split("`")
-    return "".join(f"`{p}`" if i % 2 else md(p) for i, p in enumerate(parts))
+    return "".join(md_code(p) if i % 2 else md(p) for i, p in enumerate(parts))
 
 
 #: The sentence above the summary of findings.
@@ -75,7 +123,7 @@ def expected_text(e, text=str) -> str:
 
 
 def _fig_links(names) -> str:
-    return ", ".join(f"[{n}](#fig-{n})" for n in names) if names else "—"
+    return ", ".join(f"[{md_name(n)}]({md_href('fig-' + n)})" for n in names) if names else "—"
 
 
 def source_text(src, *, text, link, code) -> str:
@@ -101,22 +149,23 @@ def source_text(src, *, text, link, code) -> str:
 
 
 def _source_md(src) -> str:
-    return source_text(src, text=md, link=lambda t, u: f"[{md(t)}]({u})", code=lambda c: f"`{c}`")
+    return source_text(src, text=md, link=lambda t, u: f"[{md(t)}]({md_url(u)})", code=md_code)
 
 
 def _finding_line(i, e) -> str:
-    what = {"contradicted": f"contradicts expected *{e['expected']}*",
-            "unsettled": f"expected *{e['expected']}*, not settled at this budget",
+    what = {"contradicted": f"contradicts expected *{md(e['expected'])}*",
+            "unsettled": f"expected *{md(e['expected'])}*, not settled at this budget",
             "finding": "a finding: no verdict expected"}[e["status"]]
     interval = f"; {md(e['interval'])}" if e["interval"] else ""
-    return (f"{i}. [`{e['id']}`](#{e['anchor']}) — **{e['verdict']}** ({what}): {md(e['headline'])}"
-            f"{interval}; seed {e['seed']}, budget {e['budget']}; figure {_fig_links(e['figures'])}")
+    return (f"{i}. [{md_code(e['id'])}]({md_href(e['anchor'])}) — **{md(e['verdict'])}** ({what}): "
+            f"{md(e['headline'])}{interval}; seed {md(e['seed'])}, budget {md(e['budget'])}; "
+            f"figure {_fig_links(e['figures'])}")
 
 
 def _claim_block(e) -> list[str]:
-    lines = [f"### <a id=\"{e['anchor']}\"></a>`{e['id']}`", "", f"> {md(e['statement'])}", ""]
-    lines.append(f"- **Verdict:** **{e['verdict']}** — guarantee *{e['guarantee']}*; expected "
-                 f"{expected_text(e)}; {e['label']}, {e['role']}, {e['kind']} claim")
+    lines = [f"### {md_anchor(e['anchor'])}{md_code(e['id'])}", "", f"> {md(e['statement'])}", ""]
+    lines.append(f"- **Verdict:** **{md(e['verdict'])}** — guarantee *{md(e['guarantee'])}*; expected "
+                 f"{expected_text(e, md)}; {md(e['label'])}, {md(e['role'])}, {md(e['kind'])} claim")
     got = md(e["headline"]) + (f"; {md(e['interval'])}" if e["interval"] else "")
     lines.append(f"- **Got:** {got}")
     for s in e["slack"]:
@@ -134,21 +183,43 @@ def _claim_block(e) -> list[str]:
     lines.append(f"- **Figures:** {_fig_links(e['figures'])}")
     lines.append(f"- **Source:** {_source_md(e['source'])}")
     fp_note = " (fingerprint of the current code, not recorded at the run)" if e["meta_from_current_code"] else ""
-    lines.append(f"- **Cite this verdict:** `{e['cite']}`{fp_note}")
+    lines.append(f"- **Cite this verdict:** {md_code(e['cite'])}{fp_note}")
+    return lines + [""]
+
+
+#: The sentence above the list of claims whose own code failed.
+FAILED_INTRO = ("These claims have NO verdict: their own code failed when it was run (an exception, "
+                "sys.exit or os._exit inside the claim, or its worker died). They are not counted above; "
+                "fix the code and run them again.")
+
+
+def failed_markdown(failed) -> list[str]:
+    """The section listing the claims whose own code failed (``doc["failed"]``)."""
+    lines = [f"## FAILED: claims whose code failed ({len(failed)})", "", md(FAILED_INTRO), ""]
+    for f in failed:
+        at = f" at {md_code(f['where'])}" if f["where"] else ""
+        lines.append(f"- {md_anchor(f['anchor'])}{md_code(f['id'])} — **failed, no verdict**: "
+                     f"{md(f['error'])}{at}")
     return lines + [""]
 
 
 def render_document_markdown(doc, figures_href: str = "figures") -> str:
     """``report.md`` text; figure files are linked under ``figures_href``."""
+    from .findings import groups_markdown, headline_markdown
+
     lines = ["# theorycheck report", "",
-             "Verdicts of the claims checked by theorycheck, written as a paper's appendix: a summary of "
-             "the findings first, then one section per paper (each claim with its statement, verdict, "
-             "slack, figure, source and a line to cite it), then the figures with their captions.", "",
-             "## Provenance", "", "| | |", "|---|---|"]
+             "Verdicts of the claims checked by theorycheck, written as a paper's appendix: the headline "
+             "results first, then a summary of the findings, one section per paper (each claim with its "
+             "statement, verdict, slack, figure, source and a line to cite it), then the figures with their "
+             "captions.", ""]
+    lines += headline_markdown(doc, md=md, code=md_code, href=md_href, anchor=md_anchor, name=md_name)
+    lines += ["## Provenance", "", "| | |", "|---|---|"]
     lines += [f"| {k} | {md(v)} |" for k, v in provenance_rows(doc)]
     lines += ["", md(counts_sentence(doc)), "", "What a verdict guarantees depends on how it was reached:", ""]
     lines += [f"- **{g}** — {md(text)}" for g, text in doc["guarantees"]]
     lines += ["", "*inconclusive* means the budget did not settle it; each such claim says what would.", ""]
+    if doc.get("failed"):
+        lines += failed_markdown(doc["failed"])
     lines += ["## Multiplicity across the run", ""] + [f"- {md(t)}" for t in doc["multiplicity"]["lines"]] + [""]
 
     lines += [f"## Summary of findings ({len(doc['findings'])})", ""]
@@ -157,18 +228,20 @@ def render_document_markdown(doc, figures_href: str = "figures") -> str:
         lines += [_finding_line(i, e) for i, e in enumerate(doc["findings"], start=1)]
     else:
         lines.append("Every claim reached the verdict it was expected to reach.")
-    lines += ["", "## Papers", ""]
+    lines += [""] + groups_markdown(doc, md=md, code=md_code, href=md_href)
+    lines += ["## Papers", ""]
     for sec in doc["sections"]:
         n = len(sec["entries"])
-        lines.append(f"- [{md(sec['title'])}](#{sec['anchor']}) — {_n(n, 'claim')}")
+        lines.append(f"- [{md(sec['title'])}]({md_href(sec['anchor'])}) — {_n(n, 'claim')}")
     lines.append("")
     for sec in doc["sections"]:
-        lines += [f"## <a id=\"{sec['anchor']}\"></a>{md(sec['title'])}", ""]
+        lines += [f"## {md_anchor(sec['anchor'])}{md(sec['title'])}", ""]
         if sec["cite"]:
-            lines += [f"{md(sec['cite'])}. <{sec['url']}>", ""]
+            lines += [f"{md(sec['cite'])}. <{md_url(sec['url'])}>", ""]
         lines += ["| claim | verdict | expected | number | figure |", "|---|---|---|---|---|"]
-        lines += [f"| [`{e['id']}`](#{e['anchor']}) | **{e['verdict']}** | {md(expected_text(e))} | "
-                  f"{md(e['headline'])} | {_fig_links(e['figures'])} |" for e in sec["entries"]]
+        lines += [f"| [{md_code(e['id'], table=True)}]({md_href(e['anchor'])}) | **{md(e['verdict'])}** | "
+                  f"{md(expected_text(e))} | {md(e['headline'])} | {_fig_links(e['figures'])} |"
+                  for e in sec["entries"]]
         lines.append("")
         for e in sec["entries"]:
             lines += _claim_block(e)
@@ -176,13 +249,16 @@ def render_document_markdown(doc, figures_href: str = "figures") -> str:
     if not doc["figures"]:
         lines += ["No figure was built for this report.", ""]
     for f in doc["figures"]:
-        lines += [f"### <a id=\"{f['anchor']}\"></a>{f['name']}", ""]
+        name = md_name(f["name"])
+        lines += [f"### {md_anchor(f['anchor'])}{name}", ""]
         if f["png"] is None:
-            lines += [f"*Not built (no `{f['name']}.png` in the figures folder).*", ""]
+            lines += [f"*Not built (no {md_code(f['name'] + '.png')} in the figures folder).*", ""]
             continue
         quick = " Built at quick size (fewer trials than the paper figure)." if f["quick"] else ""
-        lines += [f"![{f['name']}]({figures_href}/{f['name']}.png)", "",
-                  f"**Figure {f['name']}.** {md(f['caption']) or '(no caption registered)'}{quick} "
-                  f"Supports: {', '.join(f'[`{c}`](#claim-{c})' for c in f['claims']) or 'no claim in this report'}. "
-                  f"[PDF]({figures_href}/{f['name']}.pdf) · [data]({figures_href}/{f['name']}.json)", ""]
+        base = md_url(f"{figures_href}/{f['name']}")
+        supports = ", ".join(f"[{md_code(c)}]({md_href('claim-' + c)})" for c in f["claims"])
+        lines += [f"![{name}]({base}.png)", "",
+                  f"**Figure {name}.** {md(f['caption']) or '(no caption registered)'}{quick} "
+                  f"Supports: {supports or 'no claim in this report'}. "
+                  f"[PDF]({base}.pdf) · [data]({base}.json)", ""]
     return "\n".join(lines) + "\n"

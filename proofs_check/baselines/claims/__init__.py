@@ -31,3 +31,4 @@ Tolerance rules (fixed before any data):
 from . import bias, dapo, logit, otb, proxy, toy, variance  # noqa: F401  (registers the claims)
 from . import group_mc  # noqa: F401  (issue 15: Monte Carlo twins of the group bias claims)
 from . import scalar  # noqa: F401  (issue 22: the Welford gap, proved)
+from .. import findings  # noqa: E402,F401  (the headline findings bound to these claims)

@@ -34,7 +34,7 @@ from ..claims import Claim
 from ..results import Result, fmt, summary_number
 from ..stats import DISPERSION_LEVEL, anova_dispersion_pvalue, hall_interval, sample_skewness
 
-__all__ = ["ComparisonClaim", "ComparisonResult", "comparison_stats", "ASYMPTOTIC_WARNING"]
+__all__ = ["ComparisonClaim", "ComparisonResult", "comparison_stats", "ASYMPTOTIC_WARNING", "sign_of"]
 
 #: The warning every comparison decided without bounds or a variance bound carries.
 ASYMPTOTIC_WARNING = ("no bounds and no variance bound declared: Hall's interval is asymptotic only, with no "
@@ -42,6 +42,24 @@ ASYMPTOTIC_WARNING = ("no bounds and no variance bound declared: Hall's interval
                       "unbounded mean), and on outliers or heavy tails its error can be many times α; "
                       "declare bounds=(lo, hi) or variance_bound=σ² for an anytime-valid verdict "
                       "(--fail-on counts this verdict as not settled)")
+
+
+def sign_of(differences: Callable, *args, **kwargs) -> np.ndarray:
+    """``sign(D)`` for every paired difference ``D = differences(*args, **kwargs)``: the
+    statistic of a **sign comparison** (``functools.partial(sign_of, fn)`` in place of ``fn`` or
+    ``reduce``, with ``bounds=(-1, 1)``).
+
+    ``E sign(D) = P(D > 0) − P(D < 0)`` lies in ``[−1, 1]``, so the betting confidence sequence
+    for a bounded mean decides ``E sign(D) > 0`` ("A beats B on more instances than the
+    reverse", the paired sign test made anytime-valid; Waudby-Smith & Ramdas 2024) with no
+    assumption on the tails of ``D``.  This is the honest route for a difference that has no
+    almost-sure range and no useful variance bound (a regret under a Gaussian θ*: Bahadur &
+    Savage 1956 rule out any finite-sample test of its mean); the claim then states a
+    majority, not a mean (``docs/theory/engine.md`` §2.3c)."""
+    d = np.asarray(differences(*args, **kwargs), dtype=float)
+    if not np.all(np.isfinite(d)):
+        raise ValueError("sign_of: the differences must be finite (a NaN has no sign)")
+    return np.sign(d)
 
 
 def comparison_stats(bounds, out, n):

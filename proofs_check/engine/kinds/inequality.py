@@ -75,6 +75,13 @@ class InequalityClaim(Claim):
     #: shows).  :meth:`finish` checks the one-point domain (:data:`DETERMINISTIC_DRAWS` draws of
     #: ``sample``); a sampler that moves makes the verdict ``search``, with a warning.
     deterministic: bool = False
+    #: What a one-point (``deterministic=True``) evaluation rests on when its sides are not
+    #: computed exactly: ``("estimate", why)`` — a numerical approximation whose error is
+    #: estimated, not bounded (a dynamic program on a grid): guarantee ``"estimate"``, warned on
+    #: every result and not settled for ``--fail-on``; ``("exact", why)`` — a seeded simulation
+    #: read through an exact interval at the level ``why`` states: guarantee ``"exact"``, warned.
+    #: ``None``: the sides are computed exactly (guarantee ``"deterministic"``).
+    basis: tuple[str, str] | None = None
     simplify: Callable[[np.ndarray], list] | None = None
     #: ``certifier() -> Certificate`` (:class:`..certify.Certifier`): after a "holds" search,
     #: ball arithmetic on the claim's box upgrades it to ``proved``, refutes it, or names the
@@ -96,6 +103,15 @@ class InequalityClaim(Claim):
                 raise ValueError(f"claim {self.id}: {name} must be a finite number ≥ 0, got {v!r}")
         if not (0.0 < self.random_fraction <= 1.0):
             raise ValueError(f"claim {self.id}: random_fraction must lie in (0, 1], got {self.random_fraction!r}")
+        if self.basis is not None:
+            b = self.basis
+            if (not isinstance(b, tuple) or len(b) != 2 or b[0] not in ("estimate", "exact")
+                    or not isinstance(b[1], str) or not b[1].strip()):
+                raise ValueError(f"claim {self.id}: basis must be ('estimate', why) or ('exact', why) "
+                                 f"with a non-empty reason, got {b!r}")
+            if not self.deterministic:
+                raise ValueError(f"claim {self.id}: basis describes a one-point evaluation; it needs "
+                                 "deterministic=True")
         if not (self.step > 0):
             raise ValueError(f"claim {self.id}: step must be > 0, got {self.step!r}")
         if self.coordinates is not None and self.default_point is not None \
@@ -138,10 +154,23 @@ class InequalityClaim(Claim):
             verdict, guarantee = "refuted", "exact"
         elif status == 1:
             verdict, guarantee = "refuted", "search"
-            warnings.append("the counterexample is checked in float64 only (the claim has no mpmath "
-                            "evaluator); it could be a rounding artefact")
+            rel = (lhs - rhs) / abs(rhs) if rhs != 0 else math.inf
+            size = (f"at the worst point found lhs = {lhs:.3g} > rhs = 0" if rhs == 0 else
+                    f"at the worst point found lhs exceeds rhs by {rel:.2g} of |rhs|, far above float64 "
+                    "rounding (~1e-16) unless the sides cancel badly" if rel >= 1e-9 else
+                    f"at the worst point found lhs exceeds rhs by only {rel:.2g} of |rhs|: it may well be a "
+                    "rounding artefact")
+            warnings.append(f"the counterexample is checked in float64 only: {size}. To confirm it at 50 "
+                            "digits (guarantee exact), give the sides in mpmath — lhs_mp= and rhs_mp= in "
+                            "tc.inequality (evaluate_mp for an InequalityClaim) — or as SymPy expressions")
         else:
             verdict, guarantee = "holds", "deterministic" if self.deterministic else "search"
+        if self.basis is not None and status != 2:
+            # the sides are an approximation or a seeded interval, not an exact computation: the
+            # float64-artefact caveat is dwarfed by that, and the basis is said every time
+            guarantee = self.basis[0]
+            warnings = [("an estimate, not a bound: " if guarantee == "estimate" else
+                         "a seeded simulation read through an exact interval: ") + self.basis[1]]
         if artefacts:
             warnings.append(f"{artefacts} float64 violation(s) were rejected by mpmath as rounding artefacts")
         if nonfinite:
@@ -164,7 +193,7 @@ class InequalityClaim(Claim):
             from ..certify import upgrade
 
             return upgrade(result, self.certifier)
-        if result.guarantee == "deterministic":
+        if result.guarantee == "deterministic" or (self.basis is not None and result.confirmed_by != STATUS[2]):
             why = self.exhaustive(prefix, seed)
             if why is not None:
                 import dataclasses

@@ -42,3 +42,6 @@ from . import truncation  # noqa: F401
 from . import ppo_clip  # noqa: F401
 from . import estimators_mc  # noqa: F401
 from . import scalar  # noqa: F401
+from . import lr_schedule  # noqa: F401
+from . import batch_rule  # noqa: F401
+from .. import findings  # noqa: E402,F401  (the headline findings bound to these claims)

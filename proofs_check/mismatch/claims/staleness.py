@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 
-from proofs_check.engine import ComparisonClaim, ScalingClaim, register
+from proofs_check.engine import ComparisonClaim, ScalingClaim, register, sign_of
 from proofs_check.mismatch.experiments import B_GRID, K_GRID, NOISE_B, NOISE_K, SAMPLER_KL, TOY
 from proofs_check.mismatch.update_size import ETA_GRID, drift_eta_curve, drift_k_curve, stat, step_size_difference
 
@@ -44,12 +44,20 @@ register(ScalingClaim(
     chunk_size=2, default_budget=8, quick_budget=4, **HOLDS))
 register(ComparisonClaim(
     id="mismatch.staleness.smaller_step_less_mismatch",
-    statement="with a 4-step-stale sampler and a fixed logit error, η = 0.025 gives a smaller mean "
-              "sampler–trainer KL than η = 0.1 (paired difference < 0)",
+    statement="with a 4-step-stale sampler and a fixed logit error, η = 0.025 gives a smaller "
+              "sampler–trainer KL than η = 0.1 in more paired runs than the reverse "
+              "(E sign(KL_0.025 − KL_0.1) < 0)",
     source=paper("beyond-precision", "update-size", where="abstract",
                  note="shrinking the update size suppresses the mismatch; tested on our toy"),
     label="CONFIRMED",
     params={**TOY, "eta": [0.025, 0.1], "k": 4, "B": 16, "steps": 40, "err_scale": 0.02},
-    experiment=SAMPLER_KL, reduce=functools.partial(step_size_difference, eta_small=0.025, eta_large=0.1, k=4),
+    experiment=SAMPLER_KL,
+    reduce=functools.partial(sign_of, functools.partial(step_size_difference, eta_small=0.025,
+                                                        eta_large=0.1, k=4)),
     threshold=0.0, alternative="less",
+    # Issue 21: the KL difference has no useful almost-sure range or variance bound (the logit
+    # error is Gaussian); the claim states a majority — each pair's sign, in [−1, 1] — decided
+    # by the betting sequence, anytime-valid (docs/theory/engine.md#sign-comparison).  Version 1
+    # read Hall's asymptotic interval on the mean difference.
+    bounds=(-1.0, 1.0), version=2,
     chunk_size=4, default_budget=40, quick_budget=8, **HOLDS))

@@ -24,3 +24,4 @@ in a library module of :mod:`seqproj.ensemble`.
 from . import deep_exploration, equivalences, failure_detectors, regret, tracking  # noqa: F401
 
 __all__: list[str] = []
+from .. import findings  # noqa: E402,F401  (the headline findings bound to these claims)

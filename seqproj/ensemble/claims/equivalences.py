@@ -40,8 +40,9 @@ _equivalence(
     "sgd_to_closed_form",
     "HyperAgent linear hypermodel trained by gradient descent on the symmetrised loss "
     "(exact ±√M eᵢ set, or 2 sampled ξ with mirrors) converges to (μ_t, A_t) of Ensemble++",
-    Source(papers=("hyperagent", "ensemblepp"), theory="ensemble.md#hypermodel",
-           note="the linear hypermodel and its loss as in the authors' code; its minimiser "
+    Source(papers=("hyperagent", "hyperdqn", "ensemblepp"), theory="ensemble.md#hypermodel",
+           note="the linear hypermodel (a base model whose parameters a hypermodel maps from a random "
+                "index, introduced with HyperDQN) and its loss as in the authors' code; its minimiser "
                 "is the closed form (derived on the theory page)"),
     hypermodel_cases, {"d_max": 5, "M_max": 6, "n_max": 15, "steps_max": 30000},
     tol=1e-8, chunk_size=10, default_budget=60, quick_budget=20,
