@@ -461,7 +461,9 @@ def _run(name, seed=0):
     """In-process, or in a child interpreter for numba-kernel entries (a segfault is a failure)."""
     if not VALID[name][2].get("sub"):
         return run_cases(name, seed)
-    code = ("import json, sys; sys.path.insert(0, 'tests'); import test_fuzz_one_hostile as T; T.TIMEOUT[0] = 120; "
+    # imported as ``tests.test_fuzz_one_hostile`` from the repository root: putting ``tests`` itself on
+    # sys.path would make ``tests/seqproj`` shadow the installed ``seqproj`` package
+    code = ("import json; import tests.test_fuzz_one_hostile as T; T.TIMEOUT[0] = 120; "
             f"n, f = T.run_cases({name!r}, {seed}); print(json.dumps([n, f]))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=900,
                           cwd=_ROOT)
