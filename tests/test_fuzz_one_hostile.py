@@ -37,7 +37,6 @@ import pkgutil
 import signal
 import subprocess
 import sys
-from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -48,6 +47,7 @@ import proofs_check.mismatch as MM
 import proofs_check.policies as P
 import seqproj.ensemble as E
 from seqproj.ensemble import cholesky_update as CU
+from tests.exact_advantages import exact_advantages
 
 # ----------------------------------------------------------------------------- valid calls
 
@@ -378,30 +378,11 @@ def _equal(a, b) -> bool:
 
 def _exact(kind, kw):
     """Exact rational advantages of the group estimators (as floats, correctly rounded)."""
-    r = [[Fraction(float(v)) for v in row] for row in np.asarray(kw["token_rewards"], dtype=float)]
-    m = np.asarray(kw["response_mask"], dtype=float)
-    gid = list(np.asarray(kw["group_ids"]))
-    N, L = len(r), len(r[0])
-    G = [[sum((r[i][k] * int(m[i, k]) for k in range(t, L)), Fraction(0)) for t in range(L)] for i in range(N)]
-    if kind == "bstar":
-        lp = np.asarray(kw["log_probs"], float)
-        spp = np.asarray(kw["sum_pi_squared"], float)
-        E_ = [sum(Fraction(float(1.0 - 2.0 * np.exp(min(lp[i, t], 0.0)) + spp[i, t])) for t in range(L) if m[i, t] == 1)
-              for i in range(N)]
-    out = np.zeros((N, L))
-    for i in range(N):
-        grp = [j for j in range(N) if gid[j] == gid[i]]
-        if len(grp) == 1:
-            b = Fraction(0)
-        elif kind == "mean":
-            b = sum(G[j][0] for j in grp) / len(grp)
-        elif kind == "rloo":
-            b = sum(G[j][0] for j in grp if j != i) / (len(grp) - 1)
-        else:
-            b = sum(E_[j] * G[j][0] for j in grp) / (sum(E_[j] for j in grp) + Fraction(float(kw.get("eps", 1e-8))))
-        for t in range(L):
-            out[i, t] = float((G[i][t] - b) * int(m[i, t]))
-    return out
+    lp, spp = (kw.get("log_probs"), kw.get("sum_pi_squared")) if kind == "bstar" else (None, None)
+    return exact_advantages(kind, np.asarray(kw["token_rewards"], dtype=float),
+                            np.asarray(kw["response_mask"], dtype=float), list(np.asarray(kw["group_ids"])),
+                            None if lp is None else np.asarray(lp, float),
+                            None if spp is None else np.asarray(spp, float), float(kw.get("eps", 1e-8)))
 
 
 def _check_case(name, arg, twist, hostile, base, base_out, opts):

@@ -184,10 +184,10 @@ def summary_line(results, elapsed_s: float | None = None) -> str:
     contradicted = sum(1 for r in results if _contradicts(r))
     if contradicted:
         parts.append(f"{contradicted} against expectation")
-    asymptotic = sum(1 for r in results if _asymptotic(r) and r.guarantee == "asymptotic")
+    asymptotic = sum(1 for r in results if _not_settled(r) and r.guarantee == "asymptotic")
     if asymptotic:
         parts.append(f"{asymptotic} of the decisive verdicts asymptotic only (not settled)")
-    estimates = sum(1 for r in results if _asymptotic(r) and r.guarantee == "estimate")
+    estimates = sum(1 for r in results if _not_settled(r) and r.guarantee == "estimate")
     if estimates:
         parts.append(f"{estimates} on numerical estimates only (not settled)")
     noun = "claim" if len(results) == 1 else "claims"
@@ -220,7 +220,7 @@ def failing(results, conditions) -> list[tuple[str, str]]:
     """
     out = []
     for r in results:
-        if _asymptotic(r):
+        if _not_settled(r):
             if "inconclusive" in conditions:
                 why = ("only asymptotically (no finite-sample guarantee)" if r.guarantee == "asymptotic"
                        else "on a numerical estimate (error not bounded)")
@@ -234,7 +234,7 @@ def failing(results, conditions) -> list[tuple[str, str]]:
     return out
 
 
-def _asymptotic(r) -> bool:
+def _not_settled(r) -> bool:
     """A decisive verdict resting on an asymptotic guarantee or a numerical estimate only: not
     settled."""
     return r.verdict in ("holds", "refuted") and getattr(r, "guarantee", "") in ("asymptotic", "estimate")
@@ -244,7 +244,7 @@ def _contradicts(r) -> bool:
     """A decisive verdict other than the declared expected one (inconclusive and
     asymptotic verdicts are "not settled")."""
     return (r.expected is not None and r.verdict in ("holds", "refuted") and r.verdict != r.expected
-            and not _asymptotic(r))
+            and not _not_settled(r))
 
 
 def suggest(pattern: str, ids) -> str:
