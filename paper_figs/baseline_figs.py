@@ -18,7 +18,9 @@ figures the experiment of the ``baselines.toy.headline(_eos)`` claims.
 from __future__ import annotations
 
 import functools
+import math
 
+import matplotlib.ticker
 import numpy as np
 
 from proofs_check.baselines import (GROUP_KINDS, POPULATION_KINDS, TOY_KINDS, CountTask, checkpoints,
@@ -73,7 +75,10 @@ def _mean_se(x):
                 "ordering per-token optimum ≤ OTB ≤ global b* ≤ group mean ≤ no baseline of "
                 "baselines.variance.*. (b) Exact MSE of the group estimators at N = 4 (enumeration over all "
                 "N-tuples): OTB below group mean and leave-one-out (baselines.mse.*). Points are dodged "
-                "sideways so equal values stay visible.",
+                "sideways so equal values stay visible. (c) Var[OTB] / Var[b*] on random instances (V = 2, T = 3; "
+                "a dot per instance): never above 1 with a tabular policy (baselines.variance.otb_le_global_bstar), "
+                "far above 1 with shared parameters (linear-softmax, d = 2); the star is the worst instance found "
+                "by the claim's own search (baselines.variance.shared.otb_le_global_bstar, same seed).",
         claims=("baselines.variance.*", "baselines.mse.*"), width="page")
 def variance_vs_horizon(*, quick: bool, seed: int):
     Ts = tuple(range(2, 7 if quick else 11))  # T = 1 is degenerate (V = 2: Var can be 0)
@@ -87,7 +92,8 @@ def variance_vs_horizon(*, quick: bool, seed: int):
     gm = {T: measure(e, e.chunk_size, seed=seed) for T, e in gexp.items()}
     n_g = gexp[gTs[0]].chunk_size
     gmse = {k: [_mean_se(gm[T].stats[k][:, None])[0].tolist() for T in gTs] for k in GROUP_KINDS}
-    fig, (a, b) = new_figure(ncols=2, height=2.6)
+    ratios, worst = _otb_bstar_ratios(quick=quick, seed=seed)
+    fig, (a, b, c) = new_figure(ncols=3, height=2.6, gridspec_kw={"width_ratios": (1.2, 1, 0.9)})
     for i, k in enumerate(POPULATION_KINDS):
         y = np.array(rel[k])
         a.errorbar(_dodge(Ts, i, len(POPULATION_KINDS), log=False, width=0.08), y[:, 0], yerr=y[:, 1],
@@ -105,19 +111,74 @@ def variance_vs_horizon(*, quick: bool, seed: int):
     b.set_ylabel("group-estimator MSE, N = 4")
     b.set_yscale("log")
     b.set_title("exact over all N-tuples")
+    _plain_log_ticks(b)
     grid_ticks(b, gTs, "x", "%d")
     handles, labels = a.get_legend_handles_labels()
     for h, lab in zip(*b.get_legend_handles_labels()):
         if lab not in labels:
             handles.append(h)
             labels.append(lab)
-    fig.legend(handles, labels, loc="outside right center")
-    panel_letters((a, b))
+    _ratio_panel(c, ratios, worst)
+    fig.legend(handles, labels, loc="outside lower center", ncol=4)
+    panel_letters((a, b, c))
     return fig, {"T": list(Ts), "variance_mean_se": rel, "group_T": gTs, "group_mse_mean_se": gmse,
                  "instances_per_T": pm.trials, "group_instances_per_T": n_g,
+                 "otb_over_bstar_random": {k: v.tolist() for k, v in ratios.items()},
+                 "otb_over_bstar_search_worst": worst,
                  "reward": "Bernoulli(0.3) per response (panel a); U[0, 1] per response (panel b, the "
                            "instances of the baselines.mse.* claims)",
                  "experiments": [pop.id] + [e.id for e in gexp.values()]}
+
+
+def _plain_log_ticks(ax):
+    """Plain decimals on a log y axis (no 10^x notation), minor ticks labelled at mantissas 2, 3, 4, 6."""
+    plain = matplotlib.ticker.FuncFormatter(
+        lambda v, _: f"{v:g}" if v > 0 and round(v / 10 ** np.floor(np.log10(v)), 6) in (1, 2, 3, 4, 6) else "")
+    ax.yaxis.set_major_formatter(plain)
+    ax.yaxis.set_minor_formatter(plain)
+
+
+def _otb_bstar_ratios(*, quick: bool, seed: int):
+    """``Var[OTB] / Var[b*]`` on random instances of the two claims (tabular and shared parameters,
+    their own samplers and settings) and the worst ratio of the shared claim's own search
+    (``verify_claim`` at the claim's quick/default budget, the same seed)."""
+    from proofs_check.baselines.instances import (instance_sample, shared_instance_sample,
+                                                  shared_variance_pair, variance_pair)
+    from proofs_check.engine import get_claim, verify_claim
+
+    n = 150 if quick else 1_000
+    rng = np.random.default_rng([seed, 24])
+    tab = [variance_pair(instance_sample(rng, V=2, T=3, scale=2.0), small="otb", large="global_bstar",
+                         V=2, T=3) for _ in range(n)]
+    sh = [shared_variance_pair(shared_instance_sample(rng, V=2, T=3, d=2, scale=2.0), small="otb",
+                               large="global_bstar", V=2, T=3, d=2, weights="proxy") for _ in range(n)]
+    ratios = {"tabular": np.array([x / y for x, y in tab]), "shared": np.array([x / y for x, y in sh])}
+    claim = get_claim("baselines.variance.shared.otb_le_global_bstar")
+    res = verify_claim(claim, budget=claim.quick_budget if quick else claim.default_budget, seed=seed)
+    return ratios, {"ratio": float(res.worst_ratio), "verdict": res.verdict, "evaluations": res.evaluations}
+
+
+def _ratio_panel(ax, ratios, worst):
+    """Panel (c) of ``baselines_variance_vs_horizon``: the ratio per random instance as jittered dots
+    (log scale), the line at 1 and the search's worst instance as a labelled star."""
+    jit = np.random.default_rng(0)
+    # greys: the two policy classes are not estimators of the legend
+    for i, (k, name, col) in enumerate((("tabular", "tabular", "0.55"), ("shared", "shared θ\n(linear-softmax)", "0.2"))):
+        r = ratios[k]
+        ax.plot(i + jit.uniform(-0.18, 0.18, r.size), r, ls="", marker="o", ms=2.2, alpha=0.45, color=col)
+        ax.text(i, r.max() * 1.6, f"max {r.max():.2f}×" if r.max() < 10 else f"max {r.max():.0f}×",
+                ha="center", va="bottom", fontsize=7, color=col)
+    ax.plot([1], [worst["ratio"]], marker="*", ms=11, color="white", mec="k", mew=0.9, ls="")
+    ax.text(0.78, worst["ratio"], f"search: {worst['ratio']:.0f}×", fontsize=7.5, va="center", ha="right",
+            color="0.1", fontweight="bold")
+    ref_line(ax, y=1.0, ls="--")
+    ax.set_yscale("log")
+    ax.set_xlim(-0.6, 1.6)
+    top = max(worst["ratio"], max(r.max() for r in ratios.values()))
+    ax.set_ylim(min(r.min() for r in ratios.values()) / 2, top * 6)
+    ax.set_xticks([0, 1], ["tabular", "shared θ"])
+    ax.set_ylabel("Var[OTB] / Var[b*]")
+    ax.set_title(f"{ratios['shared'].size} random instances")
 
 
 def _toy_setup(*, quick: bool, eos: bool):
@@ -177,10 +238,17 @@ def _sweep_figure(*, quick: bool, seed: int, eos: bool):
     c.set_xlabel("sampled tokens")
     c.set_ylabel(f"exact return (mean of {pairs} seeds)")
     c.set_title("learning curves")
-    c.legend(loc="upper left")
+    head = list(diff_interval(hm["final/otb/4"], hm["final/mean/32"])) if pairs > 1 else None
+    # the headline's number, as the legend's title (the legend finds the free corner); not in a quick
+    # build, whose two seeds make the interval meaningless and whose three points leave no free corner
+    if quick or head is None:
+        c.legend(loc="upper left")
+    else:
+        c.legend(loc="best", fontsize=7, handlelength=1.8, title_fontsize=7,
+                 title=f"end: OTB 4 − mean 32\n= {head[0]:+.3f}\n[{head[1]:+.3f}, {head[2]:+.3f}]\n(95% Welch)")
     fig.legend(*a.get_legend_handles_labels(), loc="outside lower center", ncol=len(kinds))
     panel_letters((a, b, c))
-    head = list(diff_interval(hm["final/otb/4"], hm["final/mean/32"])) if pairs > 1 else None
+    _plain_log_ticks(b)
     return fig, {"task": task.to_dict(), "kinds": list(kinds), "Ns": list(Ns), "seeds": seeds, "steps": steps,
                  "batch": TOY_BATCH, "lr": sweep.params["lr"], "sweep": sw, "final_summary_mean_lo_hi": summ,
                  "grad_variance_theta0_est_se": gvar, "grad_variance_reps": reps,
@@ -236,6 +304,8 @@ def logit_update_norm_figure(*, quick: bool, seed: int):
     ax.set_xlabel(r"probability of the chosen token $p_a$")
     ax.set_ylabel(r"$\|\Delta z\| / (\eta |A|)$")
     ax.set_ylim(0, 1.75)
+    ax.annotate("V = 2 attains the bound", xy=(0.5, math.sqrt(2) * 0.5), xytext=(0.55, 0.95),
+                fontsize=7.5, arrowprops=dict(arrowstyle="->", color="0.3", lw=0.8))
     ax.legend(loc="upper right")
     data.update({"random_contexts": m.trials, "experiments": [ctx.id]})
     return fig, data
@@ -245,8 +315,9 @@ def logit_update_norm_figure(*, quick: bool, seed: int):
         caption="Error of the Taylor approximations of a softmax policy update against the step size η "
                 "(advantage A = 1) for V = 4, 32, 1000: (a) largest error of the first-order change of "
                 "log-probabilities, (b) relative error of the second-order KL. Horizontal lines: the "
-                "tolerances 10⁻³ and 10⁻²; vertical lines: the step at which each context first breaks "
-                "them (baselines.logit.first_order_*, baselines.logit.second_order_*).",
+                "tolerances 10⁻³ and 10⁻²; vertical lines, with their values: the step at which each context first "
+                "breaks them (baselines.logit.first_order_*, baselines.logit.second_order_*). The sharp dips in (b) "
+                "are sign changes of the second-order error (the relative error passes through 0).",
         claims=("baselines.logit.first_order_error", "baselines.logit.first_order_breaking_step",
                 "baselines.logit.second_order_error", "baselines.logit.second_order_breaking_step"),
         width="page")
@@ -269,6 +340,11 @@ def approx_error_figure(*, quick: bool, seed: int):
                                  "second_order_rel": e2.tolist(), "break_first": b1, "break_second": b2})
     ref_line(a, y=tol1, ls="--", label=f"tolerance {tol1:g}")
     ref_line(b, y=tol2, ls="--", label=f"tolerance {tol2:g}")
+    # the breaking steps, labelled at the foot of their lines (the headline numbers of the claims)
+    for ax, key in ((a, "break_first"), (b, "break_second")):
+        for i, c in enumerate(data["contexts"]):
+            ax.text(c[key] * 1.08, 0.03 + 0.07 * i, f"{c[key]:.2g}", transform=ax.get_xaxis_transform(),
+                    color=f"C{i}", fontsize=7, ha="left", va="bottom")
     a.set_xlabel(r"step size $\eta$ ($A = 1$)")
     a.set_ylabel(r"max$_i$ |Δlog $p_i$ − first order|")
     b.set_xlabel(r"step size $\eta$ ($A = 1$)")
@@ -330,11 +406,11 @@ def dapo_figure(*, quick: bool, seed: int):
     pos_w = err_w[~zero_w]
     if pos_w.size:
         lo_, hi_ = float(pos_w.min()) / 1.5, float(pos_w.max()) * 1.5
-        b.set_ylim(lo_, hi_ * (hi_ / lo_) ** 0.7)       # headroom: the legend sits above the curve
+        b.set_ylim(lo_, hi_ * (hi_ / lo_) ** 0.6)       # headroom: the legend sits above the curve
     b.set_xlabel(f"position k (random |reg|, L = {L}, γ = 0.9)")
-    b.set_ylabel("|D_k − reward-to-go|")
+    b.set_ylabel("|$D_k$ − reward-to-go|")
     b.set_title("random example")
-    b.legend(loc="upper center", ncol=1)
+    b.legend(loc="upper center", ncol=1, fontsize=7)
     panel_letters((a, b))
     return fig, {"reg": reg.tolist(), "gamma": gamma, "correct": correct.tolist(), "transcribed": wrong.tolist(),
                  "reward_to_go": rtg.tolist(), "random_L": L, "max_err_correct": float(err_c.max()),

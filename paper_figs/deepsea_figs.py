@@ -11,6 +11,11 @@ censoring point ``E(N) − W``; the dashed line is the budget.  Exponents with
 ``deepsea_compute`` — CPU time per environment step of RLSVI and HyperAgent
 (closed form and SGD), measured interleaved (:func:`~seqproj.ensemble.step_times`);
 it measures time, so unlike ``deepsea`` it is not byte-stable.
+``deepsea_sigma`` — the σ sweep (issue 23 §3, ``ensemble.md#deep-sea-laws``): episodes to solve
+vs N for RLSVI and HyperAgent at each agent noise scale σ ∈ {0.03, 0.1, 0.3, 1}
+(:data:`~seqproj.ensemble.experiments.DEEPSEA_SIGMA`, 16 instances; quick: N ∈ {4, 6, 8}, 8
+instances), median and interquartile band over the runs where identified, censored runs as open
+triangles at the censoring point with their count.
 
 The numbers come from :func:`proofs_check.engine.measure` of the experiments
 :data:`~seqproj.ensemble.experiments.DEEPSEA_STUDY` and :data:`~seqproj.ensemble.experiments.DEEPSEA_SGD`
@@ -25,7 +30,7 @@ import numpy as np
 
 from proofs_check.engine import measure
 from seqproj.ensemble import deep_sea_experiment, fit_exponent, fit_median_exponent, index_dim, step_times
-from seqproj.ensemble.experiments import DEEPSEA_SGD, DEEPSEA_STUDY, WINDOW
+from seqproj.ensemble.experiments import DEEPSEA_SGD, DEEPSEA_SIGMA, DEEPSEA_STUDY, SIGMAS, WINDOW
 
 from .registry import figure
 from .style import grid_ticks, new_figure
@@ -170,8 +175,76 @@ def deepsea_compute(*, quick: bool, seed: int):
     ax2.set_ylim(bottom=0)              # linear: the times span less than a decade
     ax2.set_ylabel("CPU time per step (µs)")
     ax2.set_title(f"time per step, median and range of {sps.shape[0]} rounds")
+    r = medt[1] / medt[0]               # the figure's number: closed-form HyperAgent against exact RLSVI
+    ax2.text(0.03, 0.05, f"HyperAgent (closed form) / RLSVI: {r.min():.2f}–{r.max():.2f}× over N",
+             transform=ax2.transAxes, fontsize=7, ha="left", va="bottom")
     fig.legend(*ax2.get_legend_handles_labels(), loc="outside lower center", ncol=2, columnspacing=0.8)
     data["step_times"] = {"Ns": list(Ns_t), "agents": list(agents_t),
                           "median_us": medt.tolist(), "all_s": sps.tolist(),
                           "ratio_hyper_to_rlsvi": (medt[1] / medt[0]).tolist()}
+    return fig, data
+
+
+def _quantile_censored(col, q):
+    """The q-quantile of runs with censored ones as +∞: NaN when it falls among the censored."""
+    v = float(np.quantile(np.where(np.isfinite(col), col, np.inf), q, method="inverted_cdf"))
+    return v if math.isfinite(v) else np.nan
+
+
+@figure("deepsea_sigma", width="page",
+        caption="Episodes to solve deterministic DeepSea(N) against N (log–log) for exact RLSVI (left) "
+                "and HyperAgent, closed form, M = ⌈2 log(2N²)⌉ (right), at four values of the agents' "
+                "noise scale σ (the study uses σ = 0.1): median line and interquartile band over the "
+                "instances (each quantile drawn only where it is identified, i.e. not among the "
+                "censored runs), open triangles censored runs at the censoring point with their "
+                "count. All σ play the same instances. Supports ensemble.md#deep-sea-laws.",
+        claims=("ensemble.deepsea.*",))
+def deepsea_sigma(*, quick: bool, seed: int):
+    if quick:
+        exps = {s: deep_sea_experiment(f"sigma{round(100 * s):03d}.quick", agents=("rlsvi", "hyper"),
+                                       Ns=(4, 6, 8), noise_sd=s) for s in SIGMAS}
+        runs = 8
+    else:
+        exps, runs = DEEPSEA_SIGMA, _RUNS
+    fig, axes = new_figure(2, height=3.4, sharey=True)
+    data = {"seed": seed, "runs": runs, "sigmas": list(SIGMAS), "window": WINDOW, "threshold": 0.9,
+            "budget": "E(N) = N^2 + 200", "experiments": {str(s): e.id for s, e in exps.items()},
+            "agents": {}}
+    colors = dict(zip(SIGMAS, ("C2", "k", "C0", "C3")))
+    for ax, agent in zip(axes, ("rlsvi", "hyper")):
+        data["agents"][agent] = {}
+        for k, (sig, exp) in enumerate(exps.items()):
+            y = np.asarray(measure(exp, runs, seed=seed).stats[f"episodes_{agent}"], float)
+            Ns = np.asarray(exp.params["Ns"], float)
+            x = Ns * (1.0 + 0.03 * (k - 1.5))
+            q = np.array([[_quantile_censored(y[:, j], p) for j in range(len(Ns))]
+                          for p in (0.25, 0.5, 0.75)])
+            c = colors[sig]
+            ax.plot(x, q[1], color=c, marker="o", ms=3, lw=1.1, label=f"σ = {sig:g}")
+            ax.fill_between(x, q[0], q[2], color=c, alpha=0.15, lw=0)
+            for j, N in enumerate(Ns):
+                n_cens = int(np.isnan(y[:, j]).sum())
+                if n_cens:
+                    cens_at = N * N + 200 - WINDOW
+                    ax.scatter([x[j]], [cens_at], s=26, marker="^", facecolors="none", edgecolors=c,
+                               lw=1.0)
+                    ax.annotate(str(n_cens), (x[j], cens_at), textcoords="offset points",
+                                xytext=(0, 5) if k % 2 else (0, -13), ha="center", fontsize=7, color=c)
+            fit = fit_exponent(exp.params["Ns"], y, agent=agent)
+            data["agents"][agent][str(sig)] = {"Ns": list(exp.params["Ns"]), "quartiles": q.tolist(),
+                                               "censored": np.isnan(y).sum(axis=0).tolist(),
+                                               "episodes": y.tolist(), "fit": fit.to_dict()}
+        Ns_all = np.asarray(next(iter(exps.values())).params["Ns"], float)
+        ax.plot(Ns_all, Ns_all ** 2 + 200 - WINDOW, color="0.5", ls="--", lw=0.8, marker="",
+                label="censoring point (△ censored, count)")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        grid_ticks(ax, list(Ns_all.astype(int)))
+        _plain_log_labels(ax.yaxis)
+        ax.set_xlabel("DeepSea size N")
+        ax.set_title("exact RLSVI" if agent == "rlsvi" else "HyperAgent (closed form)")
+    axes[0].set_ylabel(f"episodes to solve (≥ 90% of {WINDOW})")
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=5,
+               columnspacing=0.8)
+    fig.suptitle(f"noise scale σ of the agents, {runs} instances per N (seed {seed})", fontsize=9)
     return fig, data

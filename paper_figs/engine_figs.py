@@ -81,7 +81,9 @@ def fig_operating_characteristic(*, quick: bool, seed: int):
                 "δ = Dasgupta–Gupta tail bound) and selftest.dg_tail_doubled (false bound: doubled exponent) "
                 "along one run of the shared experiment; the engine stops when a path crosses log(2/α). The "
                 "true claim's 'p < δ' path climbs past the threshold (holds), the false claim's 'p > δ' path "
-                "crosses it (refuted). Symmetric-log y axis; seed in the title.",
+                "crosses it (refuted); a star marks where the engine stops, the paths go on to show what later "
+                "trials would add. A path ends where its e-value reaches 0 (log = −∞: the data rule that side "
+                "out). Symmetric-log y axis (linear within ±10); seed in the title.",
         claims=("selftest.dg_tail", "selftest.dg_tail_doubled"), width="column")
 def fig_evalue_paths(*, quick: bool, seed: int):
     """The two one-sided log e-values of ``selftest.dg_tail`` (δ = Dasgupta–Gupta
@@ -96,7 +98,7 @@ def fig_evalue_paths(*, quick: bool, seed: int):
     ns = (np.arange(1, n_chunks + 1) * DG_DEVIATION.chunk_size).tolist()
     fig, ax = new_figure(height=2.9)
     data = {"alpha": alpha, "threshold": math.log(2 / alpha), "experiment": DG_DEVIATION.id,
-            "claims": {}}
+            "paths": {}}   # not "claims": the figure registry writes that key
     for cid, factor, color, mk in (("selftest.dg_tail", 1.0, "C0", "o"),
                                    ("selftest.dg_tail_doubled", 2.0, "C1", "s")):
         delta = dg_tail_bound(DG_M, DG_EPS, exponent_factor=factor)
@@ -104,20 +106,28 @@ def fig_evalue_paths(*, quick: bool, seed: int):
         above = [log_e_above(int(k), n, delta) for k, n in zip(k_cum, ns)]
         short = cid.split(".")[1]
         every = max(1, n_chunks // 6)
-        ax.plot(ns, below, color=color, ls="-", marker=mk, markevery=every, label=f"{short}: p < δ")
+        # where the engine stops: the first look at which a path reaches log(2/α)
+        stop = next(((n, v, side) for n, b, a in zip(ns, below, above)
+                     for v, side in ((b, "holds"), (a, "refuted")) if v >= math.log(2 / alpha)), None)
+        tag = {"holds": "", "refuted": ""}
+        if stop is not None:
+            ax.plot([stop[0]], [stop[1]], marker="*", ms=11, color=color, mec="k", mew=0.6, ls="", zorder=5)
+            tag[stop[2]] = f" — ★ stops: {stop[2]} at n = {stop[0]:,}"
+        ax.plot(ns, below, color=color, ls="-", marker=mk, markevery=every, label=f"{short}: p < δ{tag['holds']}")
         ax.plot(ns, above, color=color, ls="--", marker=mk, mfc="white", markevery=every,
-                label=f"{short}: p > δ")
-        data["claims"][cid] = {"delta": delta, "trials": ns, "log_e_below": below, "log_e_above": above,
-                               "events": int(k_cum[-1])}
+                label=f"{short}: p > δ{tag['refuted']}")
+        data["paths"][cid] = {"delta": delta, "trials": ns, "log_e_below": below, "log_e_above": above,
+                               "events": int(k_cum[-1]), "stops_at": None if stop is None else
+                               {"trials": stop[0], "log_e": float(stop[1]), "verdict": stop[2]}}
     ref_line(ax, y=math.log(2 / alpha), ls=":", color="k", label=f"stop: log(2/α), α = {alpha}")
     ax.set_yscale("symlog", linthresh=10)      # the "holds" path climbs to the thousands
-    allv = np.array([x for v in data["claims"].values() for x in v["log_e_below"] + v["log_e_above"]], float)
+    allv = np.array([x for v in data["paths"].values() for x in v["log_e_below"] + v["log_e_above"]], float)
     allv = allv[np.isfinite(allv)]
     lo, hi = float(allv.min()), float(allv.max())
     ax.set_ylim(min(-10.0, 1.5 * lo), 2.0 * hi)
     ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v / 1000:g}k" if v else "0"))
     ax.set_xlabel("trials")
-    ax.set_ylabel("log e-value (symlog)")
+    ax.set_ylabel("log e-value")
     ax.set_title(f"one run, seed {seed}")
-    fig.legend(loc="outside lower center", ncol=2, handlelength=2.6)
+    fig.legend(loc="outside lower center", ncol=1, handlelength=2.6)
     return fig, data

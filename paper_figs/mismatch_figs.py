@@ -39,13 +39,13 @@ import matplotlib.ticker
 import numpy as np
 from scipy import stats
 
-from proofs_check.engine import measure
+from proofs_check.engine import clopper_pearson, measure
 from proofs_check.mismatch import count_state_tilt, estimator_moments, iid_tilt_worst_case, proxy_acceptance, \
     trm_acceptance
 from proofs_check.mismatch.pairs import violation_pair
 from proofs_check.mismatch.experiments import (B_GRID, K_GRID, LR_SCHEDULE, NOISE_B, NOISE_K, SAMPLER_KL,
                                                TIGHTNESS, TIGHTNESS_SHAPES, TRM_PATHS)
-from proofs_check.mismatch.trm_oracle import acceptance_given_violation
+from proofs_check.mismatch.trm_oracle import acceptance_given_violation, violations
 from proofs_check.mismatch.update_size import drift_k_curve
 from proofs_check.policies import GENERATORS, LinearSoftmaxPolicy, TabularPolicy
 
@@ -57,6 +57,16 @@ def _fit(x, y):
     """Slope of log y on log x and its OLS standard error."""
     r = stats.linregress(np.log(x), np.log(y))
     return float(r.slope), float(r.stderr)
+
+
+def _sci(x: float) -> str:
+    """``2·10⁻⁴`` for 2e-4 (a typeset number in a title, not a float literal)."""
+    if x == 0 or 1e-2 <= abs(x) < 1e4:
+        return f"{x:g}"
+    e = int(math.floor(math.log10(abs(x))))
+    m = x / 10 ** e
+    sup = str(e).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    return f"10{sup}" if abs(m - 1) < 1e-9 else f"{m:.2g}·10{sup}"
 
 
 @figure("mismatch_horizon",
@@ -84,9 +94,9 @@ def fig_horizon(*, quick: bool, seed: int):
     fig, (ax, ax2) = new_figure(ncols=2, height=3.9)
     data = {"T": Ts.tolist(), "m": m, "tilt": e, "delta": delta, "curves": {}, "bounds": {}, "seed": seed,
             "note": "deterministic (closed forms); slopes are OLS over all T with standard errors"}
-    for (name, y), c in zip(curves.items(), ("C0", "C1", "C2")):
+    for (name, y), c, mk in zip(curves.items(), ("C0", "C1", "C2"), ("o", "^", "v")):
         s, se = _fit(Ts, y)
-        ax.loglog(Ts, y, "o-", color=c, label=f"{name}: slope {s:.3f}±{se:.3f}")
+        ax.loglog(Ts, y, marker=mk, ls="-", ms=4, color=c, label=f"{name}: slope {s:.3f}±{se:.3f}")
         data["curves"][name] = {"y": y.tolist(), "slope": s, "slope_se": se}
     for (name, y), c, ls in zip(bounds.items(), ("C3", "C4", "C5", "k"), ("--", "-.", (0, (5, 1, 1, 1)), "--")):
         s, se = _fit(Ts, y)
@@ -102,7 +112,7 @@ def fig_horizon(*, quick: bool, seed: int):
     grid_ticks(ax, [4, 16, 64, 256, 1024, 4096], "x", "%d")
     ax.set_xlabel("horizon T")
     ax.set_ylabel("worst-case |J(π) − J(μ) − L'(π)|, bounds")
-    ax.set_title(f"μ = (½, ½), tilt ±{e}, δ = {delta:.1e}")
+    ax.set_title(f"μ = (½, ½), tilt ±{e}, δ = {_sci(delta)}")
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1, fontsize=7)
     # near-one-hot sampler: the remainder grows like T² (half the classical bound) while Tε ≪ 1
     a, e2 = 1e-9, 1e-6
@@ -123,7 +133,7 @@ def fig_horizon(*, quick: bool, seed: int):
                label="T(T−1)ε²")
     grid_ticks(ax2, [16, 64, 256, 1024, 2048], "x", "%d")
     ax2.set_xlabel("horizon T")
-    ax2.set_title(f"μ = (1−a, a), a = {a:g}, π tilt ε = {e2:g}")
+    ax2.set_title(f"μ = (1−a, a), a = {_sci(a)}, π tilt ε = {_sci(e2)}")
     ax2.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1, fontsize=7)
     panel_letters((ax, ax2))
     data["near_deterministic"].update({"a": a, "eps": e2, "T": Tn.tolist(), "abs_error": yn.tolist(),
@@ -182,13 +192,14 @@ def fig_tightness(*, quick: bool, seed: int):
                     fontweight="bold" if i == imax else "normal")
         data.setdefault("below_floor", {})[GENERATORS[i]] = zeros
         ticks.append(GENERATORS[i].replace("_", " ").replace("iid", "i.i.d.").replace("low prob", "low-prob.")
-                     + (f"\n{zeros}/{r.size} < 10⁻⁵" if zeros else ""))
+                     + (f"\n{zeros} < 10⁻⁵" if zeros else ""))
     ax.set_xticks(range(1, len(GENERATORS) + 1), ticks)
     ax.set_xlim(0.4, len(GENERATORS) + 0.75)
     ax.set_yscale("log")
     ax.set_ylim(floor / 2, 3.0)
     ax.set_ylabel("|Error| / B*  (worst-case reward)")
-    ax.set_title(f"{n} random pairs per generator; largest {all_r[imax].max():.3f} < ½")
+    big = float(all_r[imax].max())
+    ax.set_title(f"{n} random pairs per generator; largest {big:.3f} {'<' if big < 0.5 else '≥'} ½")
     fig.legend(handles=[matplotlib.lines.Line2D([], [], ls="", marker="o", ms=3, color="0.4", label="one pair"),
                        matplotlib.lines.Line2D([], [], color="k", lw=1.2, ls="-", label="median"),
                        matplotlib.lines.Line2D([], [], ls="", marker="D", mfc="none", mec="k", label="largest"),
@@ -222,14 +233,44 @@ def _plot_with_zeros(ax, x, y, *, color, marker, ls, label, ref):
     return zero
 
 
+def _stationary_weight(Ts, *, z: float, temp: float, C: float) -> dict:
+    r"""The sequence weight :math:`\rho(y) = \pi(y)/\mu(y)` on a stationary two-token instance: the
+    trainer's logits ``(0, z)`` at every position, the sampler at temperature ``1/temp`` (logits
+    ``(0, temp·z)``).  With ``k`` ones in ``y``, :math:`\log\rho = k\log r_1 + (T-k)\log r_0`
+    (:math:`r_v = \pi_v/\mu_v`), so exactly :math:`E_\mu[\rho^2] = (\sum_v \pi_v^2/\mu_v)^T` and
+    :math:`P_\mu(\rho > C) = \sum_k \binom{T}{k}\mu_1^k\mu_0^{T-k}\,1\{\log\rho > \log C\}`; the most
+    likely response (all ones) has :math:`\rho = \bar\rho^T` with :math:`\bar\rho = r_1 > 1`, which passes
+    ``C`` at :math:`T^* = \log C/\log\bar\rho` (mismatch.identity.length_trap)."""
+    pi1 = 1.0 / (1.0 + math.exp(-z))
+    mu1 = 1.0 / (1.0 + math.exp(-temp * z))
+    pi, mu = np.array([1 - pi1, pi1]), np.array([1 - mu1, mu1])
+    lr = np.log(pi / mu)
+    out = {"T": [], "second_moment": [], "masked": [], "typical_rho": [], "z": z, "temp": temp, "C": C,
+           "per_token_ratio": (pi / mu).tolist()}
+    for T in Ts:
+        k = np.arange(T + 1)
+        logp = stats.binom.logpmf(k, T, mu1)
+        masked = k * lr[1] + (T - k) * lr[0] > math.log(C)
+        out["T"].append(int(T))
+        out["second_moment"].append(float(np.sum(pi ** 2 / mu) ** T))
+        out["masked"].append(float(np.exp(logp[masked]).sum()))
+        out["typical_rho"].append(float(np.exp(T * lr[1])))
+    out["T_star"] = math.log(C) / lr[1]
+    return out
+
+
 @figure("mismatch_estimators",
-        caption="Exact bias norm (top) and standard deviation (bottom) of the §3 policy-gradient "
+        caption="Exact bias norm (a, b) and standard deviation (c) of the §3 policy-gradient "
                 "estimators, by enumeration: against the mismatch level σ at T = 6 (left) and against the "
                 "length T with a hotter sampler (right). Open markers on the bottom edge are exact zeros "
                 "(|bias| ≤ 10⁻¹² × the panel's largest value, i.e. rounding): sequence IS is unbiased, and "
                 "sequence truncation and masking are unbiased until the ratio reaches the "
                 "clip C = 2 (geometric mask [0.8, 1.25]); points are dodged sideways so coinciding values (sequence IS = "
-                "sequence TIS = sequence MIS before truncation) stay visible. The length trap: sequence-IS sd and MIS bias grow with T "
+                "sequence TIS = sequence MIS before truncation) stay visible. The length trap (d), exactly, on a stationary "
+                "two-token instance (trainer logits (0, 3) at every position, sampler at temperature 1/0.6): the sequence "
+                "weight's second moment E_μ[ρ²], the factor by which sequence IS inflates the variance, grows geometrically "
+                "with T, and the most likely response's weight ρ̄^T passes C = 2 at T* = log C / log ρ̄, after which MIS masks it "
+                "(the T* of mismatch.identity.length_trap), hence MIS's bias in (b) "
                 "(mismatch.identity.length_trap, mismatch.identity.mis_bias, mismatch.estimator.*).",
         claims=("mismatch.identity.length_trap", "mismatch.identity.mis_bias", "mismatch.identity.seq_is_unbiased",
                 "mismatch.estimator.*"), width="page")
@@ -263,7 +304,7 @@ def fig_estimators(*, quick: bool, seed: int):
         for k in names:
             by_T[k][0].append(mom[k].bias_norm)
             by_T[k][1].append(math.sqrt(mom[k].variance))
-    fig, axes = new_figure(ncols=2, nrows=2, height=4.2, sharex="col")
+    fig, axes = new_figure(ncols=2, nrows=2, height=4.4)
     styles = [dict(color=f"C{i}", marker=m, ls=ls) for i, (m, ls) in
               enumerate(zip("os^DvP", ("-", "--", "-.", ":", (0, (5, 1, 1, 1)), (0, (3, 1)))))]
     zeros = {"by_sigma": {}, "by_T": {}}
@@ -276,27 +317,44 @@ def fig_estimators(*, quick: bool, seed: int):
         zs = _plot_with_zeros(axes[0, 0], xs, by_s[k][0], label=None, ref=ref_s, **sty)
         zt = _plot_with_zeros(axes[0, 1], xt, by_T[k][0], label=None, ref=ref_T, **sty)
         axes[1, 0].plot(xs, by_s[k][1], label=_ESTIMATOR_NAMES.get(k, k), **sty)
-        axes[1, 1].plot(xt, by_T[k][1], **sty)
         zeros["by_sigma"][k] = zs.tolist()
         zeros["by_T"][k] = zt.tolist()
         data["by_sigma"][k] = {"bias": by_s[k][0], "sd": by_s[k][1]}
         data["by_T"][k] = {"bias": by_T[k][0], "sd": by_T[k][1]}
+    weight = _stationary_weight(range(1, 21), z=3.0, temp=0.6, C=2.0)
+    data["sequence_weight_by_T"] = weight
+    # black and grey: these are properties of the weight, not estimators of the legend
+    axes[1, 1].plot(weight["T"], weight["second_moment"], color="0.1", marker="o", ms=3, ls="-",
+                    label="E_μ[ρ²] (IS variance factor)")
+    axes[1, 1].plot(weight["T"], weight["typical_rho"], color="0.55", marker="s", ms=3, ls="--",
+                    label="ρ̄^T (most likely response)")
+    ref_line(axes[1, 1], y=weight["C"], ls="--")
+    ref_line(axes[1, 1], x=weight["T_star"], ls=":")
+    axes[1, 1].text(weight["T_star"] + 0.3, weight["C"] * 0.75, f"C = {weight['C']:g}: MIS masks it\nfrom T* = "
+                    f"log C / log ρ̄ = {weight['T_star']:.1f}", fontsize=7, va="top")
+    axes[1, 1].legend(loc="upper left", fontsize=7)
     data["exact_zero_bias"] = zeros
     data["zero_rule"] = f"|bias| <= {_ZERO_REL:g} x panel max is drawn as an exact zero (open marker at bottom)"
     for ax in (axes[0, 0], axes[0, 1], axes[1, 1]):
         ax.set_yscale("log")
     for ax in axes[:, 0]:
         ax.set_xscale("log")
-    grid_ticks(axes[1, 0], [0.02, 0.05, 0.1, 0.2, 0.5, 1.0], "x")
-    grid_ticks(axes[1, 1], Ts, "x", "%d")
+    for ax in axes[:, 0]:
+        grid_ticks(ax, [0.02, 0.05, 0.1, 0.2, 0.5, 1.0], "x")
+    grid_ticks(axes[0, 1], Ts, "x", "%d")
+    grid_ticks(axes[1, 1], [1, 5, 10, 15, 20], "x", "%d")
+    grid_ticks(axes[1, 1], [1, 2, 4, 8], "y", "%g")
     axes[0, 0].set_ylabel("‖bias‖")
     axes[1, 0].set_ylabel("standard deviation")
+    axes[1, 1].set_ylabel("exact value")
     axes[1, 0].set_xlabel("logit noise σ (uniform mismatch), T = 6")
-    axes[1, 1].set_xlabel("length T (sampler at temperature 1/0.6)")
+    axes[1, 1].set_xlabel("length T (stationary instance)")
+    axes[0, 1].set_xlabel("length T (hotter sampler)")
+    axes[0, 0].set_xlabel("logit noise σ (uniform mismatch), T = 6")
     axes[0, 0].set_title("vs mismatch level")
     axes[0, 1].set_title("vs length: the length trap")
     axes[1, 0].set_title("vs mismatch level")
-    axes[1, 1].set_title("vs length")
+    axes[1, 1].set_title("the sequence weight ρ = π/μ")
     handles, labels = axes[1, 0].get_legend_handles_labels()
     handles.append(matplotlib.lines.Line2D([], [], ls="", marker="o", mfc="white", color="0.3", ms=4))
     labels.append("exact 0 (on the axis)")
@@ -310,7 +368,7 @@ def fig_estimators(*, quick: bool, seed: int):
                 "independently violates with probability p; points are exact enumerations on a constructed "
                 "pair (positions 2..T at risk) lying on the formula (mismatch.identity.trm_acceptance). (b) "
                 "Probability that the TRM-Avg, k2-max and k3-mean proxies accept a response whose exact "
-                "maximum per-token KL exceeds δ, from the trials of mismatch.trm.* (the exact mask never "
+                "maximum per-token KL exceeds δ, from the trials of mismatch.trm.*, with exact 95% Clopper–Pearson bands (the exact mask never "
                 "does: mismatch.trm.exact_never_false_accepts). The vertical line is the claims' δ = 0.02.",
         claims=("mismatch.identity.trm_acceptance", "mismatch.trm.*"), width="page")
 def fig_trm_acceptance(*, quick: bool, seed: int):
@@ -327,8 +385,9 @@ def fig_trm_acceptance(*, quick: bool, seed: int):
     for p, c, mk in ((0.05, "C3", "D"), (0.2, "C4", "v")):
         Tn = np.arange(2, 9 if quick else 13)
         ex = [proxy_acceptance(*violation_pair(p, int(T))).accept["trm_max"] for T in Tn]
-        axes[0].semilogx(Tn - 1, (1 - p) ** (Tn - 1), color=c, lw=0.8, ls=":", marker="")
-        axes[0].semilogx(Tn - 1, ex, ls="", marker=mk, color=c, label=f"exact enumeration, p = {p}")
+        Tl = Ts[:40]                    # the formula over the points and beyond: they sit on it
+        axes[0].semilogx(Tl, (1 - p) ** Tl, color=c, lw=1.0, ls=":", marker="")
+        axes[0].semilogx(Tn - 1, ex, ls="", marker=mk, color=c, label=f"exact enumeration, p = {p}\n(dotted: (1 − p)ᵀ)")
         pts[str(p)] = {"positions_at_risk": (Tn - 1).tolist(), "exact": ex,
                        "formula": ((1 - p) ** (Tn - 1)).tolist()}
     data["exact_points"] = pts
@@ -336,16 +395,24 @@ def fig_trm_acceptance(*, quick: bool, seed: int):
     axes[0].set_ylabel("TRM-Max acceptance")
     axes[0].set_title("acceptance decays geometrically in T")
     axes[0].legend(loc="upper center", bbox_to_anchor=(0.5, -0.24), ncol=2, columnspacing=0.8)
-    deltas = np.unique(np.append(np.geomspace(0.005, 0.2, 6 if quick else 12), 0.02))   # 0.02: the claims' δ
+    deltas = np.geomspace(0.005, 0.2, 6 if quick else 12)
+    deltas[np.argmin(np.abs(np.log(deltas / 0.02)))] = 0.02      # the claims' δ on the grid, no near-duplicate
     n_trials = 2_000 if quick else 10_000
     m = measure(TRM_PATHS, n_trials, seed=seed)
     fa = {k: acceptance_given_violation(m.stats, deltas, mask=k) for k in ("trm_avg", "k2_max", "k3_mean")}
+    n_viol = np.array([violations(m.stats, float(d)).sum() for d in deltas])
+    bands = {}
     for k, c, mk, ls in zip(fa, ("C0", "C1", "C2"), ("o", "s", "^"), ("-", "--", "-.")):
         axes[1].semilogx(deltas, fa[k], marker=mk, ls=ls, color=c, label=_MASK_NAMES.get(k, k))
+        # exact 95 % Clopper–Pearson band over the violating trials at each δ
+        ci = np.array([clopper_pearson(int(round(f * n)), int(n), 0.05) for f, n in zip(fa[k], n_viol)])
+        axes[1].fill_between(deltas, ci[:, 0], ci[:, 1], color=c, alpha=0.2, lw=0)
+        bands[k] = ci.tolist()
     ref_line(axes[1], x=0.02, ls=":", label="claims' δ = 0.02")
     grid_ticks(axes[1], [0.005, 0.01, 0.02, 0.05, 0.1, 0.2], "x")
     data["proxies"] = {"delta": deltas.tolist(), "P(accept | max KL > δ)": {k: v.tolist() for k, v in fa.items()},
-                       "trials": m.trials, "experiment": TRM_PATHS.id,
+                       "trials": m.trials, "experiment": TRM_PATHS.id, "violating_trials": n_viol.tolist(),
+                       "clopper_pearson_95": bands,
                        "generator": "low_prob (draw_pair), fresh pair and one response per trial, V=2, T=6"}
     axes[1].set_xlabel("δ")
     axes[1].set_ylabel("P(accept | exact max KL > δ)")
@@ -360,7 +427,9 @@ def fig_trm_acceptance(*, quick: bool, seed: int):
                 "ago and now, drift with the exact gradient (∝ k²) and noise with flat reward (∝ k), fitted "
                 "slopes ± OLS s.e.; (b) one-step KL from gradient noise against the batch size B (∝ 1/B); "
                 "(c) sampler–trainer KL along training with a 4-step-stale sampler and a fixed logit error, "
-                "for three step sizes (mean over runs). Error bars: ± 1 s.e. over replicates. Supports "
+                "for three step sizes (mean over runs, band ± 2 s.e.; the bands overlap, but the claim compares "
+                "the step sizes paired on the same seeds). Error bars: ± 1 s.e. over replicates; a slope "
+                "printed without ± is exact (a deterministic curve). Supports "
                 "mismatch.scaling.staleness_* and mismatch.staleness.smaller_step_less_mismatch.",
         claims=("mismatch.scaling.staleness_drift_k", "mismatch.scaling.staleness_noise_k",
                 "mismatch.scaling.staleness_noise_B", "mismatch.staleness.smaller_step_less_mismatch"),
@@ -374,9 +443,9 @@ def fig_staleness(*, quick: bool, seed: int):
     sd, sde = _fit(K_GRID, drift)
     nm = noise.mean(0)
     sn, sne = _fit(K_GRID, nm)
-    axes[0].loglog(K_GRID, drift, "o-", color="C0", label=f"drift (exact ∇J)\nslope {sd:.2f}±{sde:.2f}")
+    axes[0].loglog(K_GRID, drift, "o-", color="C0", label=f"drift (exact ∇J)\nslope {_slope(sd, sde)}")
     axes[0].errorbar(K_GRID, nm, yerr=noise.std(0, ddof=1) / math.sqrt(reps), fmt="s--", color="C1",
-                     label=f"noise (flat R, B = 16)\nslope {sn:.2f}±{sne:.2f}")
+                     label=f"noise (flat R, B = 16)\nslope {_slope(sn, sne)}")
     grid_ticks(axes[0], list(K_GRID), "x", "%d")
     axes[0].set_xlabel("staleness k")
     axes[0].set_ylabel("KL(π at step t−k ‖ π at step t)")
@@ -384,7 +453,7 @@ def fig_staleness(*, quick: bool, seed: int):
     bm = nb.mean(0)
     sb, sbe = _fit(B_GRID, bm)
     axes[1].errorbar(B_GRID, bm, yerr=nb.std(0, ddof=1) / math.sqrt(reps), fmt="s--", color="C1",
-                     label=f"noise: slope {sb:.2f}±{sbe:.2f}")
+                     label=f"noise: slope {_slope(sb, sbe)}")
     axes[1].set_xscale("log")
     axes[1].set_yscale("log")
     axes[1].set_xticks(list(B_GRID))
@@ -392,6 +461,8 @@ def fig_staleness(*, quick: bool, seed: int):
     axes[1].xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     axes[1].set_xlabel("batch size B")
     axes[1].set_ylabel("one-step KL")
+    for ax in axes[:2]:
+        _plain_log_y(ax)
     axes[1].legend(loc="upper center", bbox_to_anchor=(0.5, -0.2))
     axes[0].set_title("staleness, η = 0.05")
     axes[1].set_title(f"batch size, {reps} replicates")
@@ -401,10 +472,15 @@ def fig_staleness(*, quick: bool, seed: int):
     sk = measure(SAMPLER_KL, n_runs, seed=seed).stats
     sampler = {}
     for eta, c, ls in ((0.025, "C0", "-"), (0.05, "C1", "--"), (0.1, "C2", "-.")):
-        ys = sk[f"sampler_kl[{eta}]"].mean(axis=0)
+        runs = sk[f"sampler_kl[{eta}]"]
+        ys = runs.mean(axis=0)
+        se = runs.std(axis=0, ddof=1) / math.sqrt(runs.shape[0])
         axes[2].plot(np.arange(ys.size), ys, color=c, ls=ls, marker="", label=f"η = {eta}")
+        axes[2].fill_between(np.arange(ys.size), ys - 2 * se, ys + 2 * se, color=c, alpha=0.2, lw=0)
         sampler[str(eta)] = ys.tolist()
+        sampler[f"{eta}_se"] = se.tolist()
     axes[2].set_yscale("log")
+    _plain_log_y(axes[2])
     axes[2].set_xlabel("SGD step")
     axes[2].set_ylabel("KL(sampler ‖ trainer)")
     axes[2].set_title(f"stale sampler, {n_runs} runs")
@@ -417,6 +493,30 @@ def fig_staleness(*, quick: bool, seed: int):
                                                         "noise_B": [sb, sbe]},
                  "replicates": reps, "seed": seed, "toy": "V=3, T=2, toy_seed 0",
                  "experiments": [NOISE_K.id, NOISE_B.id, SAMPLER_KL.id]}
+
+
+def _slope(s: float, se: float) -> str:
+    """A fitted slope with its standard error (three decimals when it is below 0.01), or alone when
+    the fit is exact (se < 5·10⁻⁴)."""
+    if se < 5e-4:
+        return f"{s:.2f}"
+    return f"{s:.3f} ± {se:.3f}" if se < 0.01 else f"{s:.2f} ± {se:.2f}"
+
+
+def _plain_log_y(ax):
+    """Log y axis labelled ``2·10⁻⁵``-style (no 10^x): decades, and mantissas 2, 3, 4, 6 (or 3 only)
+    when the axis spans less than 1.2 (2.2) decades."""
+    def fmt(v, _):
+        if v <= 0:
+            return ""
+        lo, hi = ax.get_ylim()
+        span = math.log10(hi / lo) if lo > 0 and hi > lo else 1.0
+        keep = (1, 2, 3, 4, 6) if span < 1.2 else (1, 3) if span < 2.2 else (1,)   # fewer as the range grows
+        e = math.floor(math.log10(v) + 1e-9)
+        m = round(v / 10 ** e, 6)
+        return _sci(v) if m in keep else ""
+    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(fmt))
+    ax.yaxis.set_minor_formatter(matplotlib.ticker.FuncFormatter(fmt))
 
 
 def _smooth(x, k=10):
@@ -465,6 +565,7 @@ def fig_lr_schedule(*, quick: bool, seed: int):
     axes[0].annotate(f"τ = 12 D₀ = {tau:.3f}", (0.98, tau * 0.94), xycoords=("axes fraction", "data"),
                      fontsize=7, va="top", ha="right")
     axes[4].set_yscale("log")
+    _plain_log_y(axes[4])
     # trigger firings: where the triggered run's step drops; the monitor's first alarm on the constant run
     lrs = m["lr[triggered]"]
     fires = [np.flatnonzero(np.diff(row) < 0).tolist() for row in lrs]
@@ -518,7 +619,7 @@ def fig_batch_rule(*, quick: bool, seed: int):
     reps = 2 if quick else 32
     gap = measure(BATCH_GAP, reps, seed=seed).stats
     brk = measure(BATCH_BREAK, reps, seed=seed).stats["gap[rule]"]
-    fig, ax = new_figure(ncols=1, height=3.0)
+    fig, ax = new_figure(ncols=1, height=3.6)
     data = {"B": list(RULE_B_GRID), "B_break": list(BREAK_B_GRID), "replicates": reps, "seed": seed,
             "experiments": [BATCH_GAP.id, BATCH_BREAK.id]}
     for key, lab, c, mk in (("rule", "rule: η ∝ B, k ∝ 1/B", "C0", "o"), ("linear", "naive: η ∝ B, k = 32", "C3", "^"),
@@ -539,5 +640,6 @@ def fig_batch_rule(*, quick: bool, seed: int):
     ax.set_xlabel("batch size B")
     ax.set_ylabel("gap KL(π at step s−k ‖ π at step s)")
     ax.set_title(f"gap vs batch size ({reps} seeds)")
-    ax.legend(loc="upper left", fontsize=7)
+    # below the axes: inside, it covered the naive rules' points at small B (figure lint)
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncol=2, fontsize=7)
     return fig, data

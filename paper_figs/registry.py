@@ -85,6 +85,9 @@ def figure(name: str, *, caption: str | None = None, claims: tuple[str, ...] = (
                 if quick:
                     watermark(fig)
             data = dict(data)
+            clash = {"caption", "claims", "width"} & set(data)
+            if clash:           # the registry writes these keys: a figure's own would be lost silently
+                raise ValueError(f"figure {name!r}: its data must not use the reserved keys {sorted(clash)}")
             data.update({"caption": caption or "", "claims": list(claims), "width": width})
             return fig, data
 

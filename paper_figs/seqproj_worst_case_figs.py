@@ -96,21 +96,30 @@ def gap(*, quick, seed):
         names = list(r["hand"])
         for i, a in enumerate(names):
             p, lo, hi = r["hand"][a]
-            ax.errorbar(i, p, yerr=[[p - lo], [hi - p]], fmt="o", color="C0")
+            ax.errorbar(i, p, yerr=[[p - lo], [hi - p]], fmt="o", color="C0",
+                        label="hand-written adversaries" if i == 0 else None)
         i = len(names)
         ax.errorbar(i, r["p"], yerr=r["err"], fmt="s", color="C3", label="DP optimum p*")
         p, lo, hi = r["replay"]
         ax.errorbar(i + 1, p, yerr=[[p - lo], [hi - p]], fmt="D", color="C2",
                     label="policy replayed (full)")
-        ax.set_xticks(range(len(names) + 2), names + ["p*", "replay"], rotation=45, ha="right")
+        # staggered on two rows (odd positions as minor ticks, pushed down): horizontal and readable
+        labels = names + ["p*", "replay"]
+        ax.set_xticks(range(0, len(labels), 2), labels[0::2], fontsize=7)
+        ax.set_xticks(range(1, len(labels), 2), labels[1::2], minor=True, fontsize=7)
+        ax.tick_params(axis="x", which="minor", pad=11, length=3.5)
         ax.set_title(f"M = {M}")
         top = max([r["p"] + r["err"], r["replay"][2]] + [v[2] for v in r["hand"].values()])
         ax.set_ylim(0, 1.25 * top)
-        delta_line(ax, DELTA)
+        if DELTA <= 1.25 * top:
+            delta_line(ax, DELTA)
+        else:                           # δ is off the scale: say so where it would be
+            ax.text(0.98, 0.97, f"δ = {DELTA:g} is above this axis", transform=ax.transAxes, ha="right",
+                    va="top", fontsize=7)
         data[M] = r
     panel_letters(np.atleast_1d(axes))
     np.atleast_1d(axes)[0].set_ylabel("P(band left by T)")
-    np.atleast_1d(axes)[0].legend(fontsize=7, loc="upper left")
+    fig.legend(*np.atleast_1d(axes)[0].get_legend_handles_labels(), loc="outside lower center", ncol=4)
     return fig, data
 
 

@@ -357,6 +357,12 @@ class Simplex(Domain):
             raise ValueError(f"k must be an integer in [2, 10000], got {shown(k)}")
         if isinstance(names, str):
             names = (names,)
+        if (not isinstance(names, (tuple, list)) or not names
+                or not all(isinstance(n, str) and n for n in names) or len(set(names)) != len(names)):
+            raise TypeError(f"names must be a string or a non-empty sequence of distinct non-empty strings, "
+                            f"got {shown(names)}")
+        if isinstance(min_prob, bool) or not isinstance(min_prob, numbers.Real):
+            raise TypeError(f"min_prob must be a real number in [0, 1/k), got {shown(min_prob)}")
         min_prob = float(min_prob)
         if not 0.0 <= min_prob < 1.0 / k:
             raise ValueError(f"min_prob must lie in [0, 1/k) = [0, {1.0 / k:g}), got {min_prob}")

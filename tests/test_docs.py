@@ -134,6 +134,7 @@ def test_every_docs_page_is_in_the_site_navigation():
 @pytest.mark.skipif(any(importlib.util.find_spec(m) is None
                         for m in ("mkdocs", "material", "mkdocstrings_handlers", "griffe_sphinx")),
                     reason='the documentation tools are not installed (pip install ".[docs]")')
+@pytest.mark.slow        # 13 s; .ci/run also builds the site with --strict after the default run
 def test_the_site_builds_with_warnings_as_errors(tmp_path):
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],

@@ -207,6 +207,8 @@ def test_claims_by_reading_keep_controls_apart_from_refuted_statements(results):
     refuted = md[md.index("### Paper statements refuted (1)"):md.index("### Our derivations")]
     assert "selftest.dg_tail`" in refuted and "dg_tail_doubled" not in refuted
     assert "negative control, refuted as designed" in md[md.index("### Our derivations"):md.index("## Papers")]
+    md_details = md[md.index("<details>\n<summary>Controls (1)"):md.index("</details>")]     # collapsed
+    assert "selftest.dg_tail_doubled" in md_details
     assert md.index("## Headline results") < md.index("## Claims by reading") < md.index("## Papers")
     html = render_html([refuted_stmt, doubled, energy], meta=META)
     details = html[html.index("<details><summary>Controls (1)"):html.index("</details>")]

@@ -155,14 +155,14 @@ class Claim(abc.ABC):
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not self.id or " " in self.id:
             raise ValueError(f"claim id must be a non-empty string without spaces, got {self.id!r}")
-        if self.label not in LABELS:
+        if not isinstance(self.label, str) or self.label not in LABELS:
             raise ValueError(f"claim {self.id}: label must be one of {LABELS}, got {self.label!r}")
         if not isinstance(self.source, (Source, str)) or not str(self.source):
             raise TypeError(f"claim {self.id}: source must be a Source (or a non-empty str), "
                             f"got {self.source!r}")
-        if self.role not in ROLES:
+        if not isinstance(self.role, str) or self.role not in ROLES:
             raise ValueError(f"claim {self.id}: role must be one of {ROLES}, got {self.role!r}")
-        if self.expected not in EXPECTED:
+        if not (self.expected is None or isinstance(self.expected, str)) or self.expected not in EXPECTED:
             raise ValueError(f"claim {self.id}: expected must be one of {EXPECTED}, got {self.expected!r}")
         if isinstance(self.version, bool) or not isinstance(self.version, int) or self.version < 1:
             raise ValueError(f"claim {self.id}: version must be an integer ≥ 1, got {self.version!r}")

@@ -24,6 +24,7 @@ Modules, each named after what it computes:
 * :mod:`.deepsea`, :mod:`.deep_agents` (kernels in :mod:`.deep_kernels`),
   :mod:`.deep_exploration` — DeepSea(N), tabular RLSVI / HyperAgent /
   bootstrapped ensemble / ε-greedy, and the deep-exploration study;
+  :mod:`.deep_sea_laws` — its local exponents, curvature and smallest index dimension;
 * :mod:`.experiments` — the experiments that claims and figures share.
 
 This package exports the mathematical objects and the functions a user calls
@@ -38,8 +39,11 @@ from .bandits import BanditResult, cumulative_regrets, run_bandit, simulate_refe
 from .batch_posterior import ensemble_sampling_members, ridge_posterior
 from .deep_agents import (RLSVI, BootstrappedEnsemble, EpsilonGreedy, HyperAgent, clark_max,
                           hyper_closed_form, rlsvi_row_posterior)
-from .deep_exploration import (ExponentFit, budget, deep_sea_experiment, episodes_to_solve, fit_exponent,
-                               fit_median_exponent, index_dim, make_agent, run_deep_sea, step_times)
+from .deep_exploration import (ExponentFit, bsuite_learning_time, budget, deep_sea_experiment,
+                               episodes_to_solve, fit_exponent, fit_median_exponent, index_dim, make_agent,
+                               run_deep_sea, step_times)
+from .deep_sea_laws import (Curvature, LocalExponent, curvature, local_exponents, mstar_log_slope,
+                            smallest_m_table)
 from .deepsea import DeepSea, optimal_return
 from .diagnosis import (FactorDiagnosis, anticoncentration, checked_cholesky, default_tracking_threshold,
                         diagnose_factor)
@@ -75,5 +79,6 @@ __all__ = [
     "DeepSea", "optimal_return", "RLSVI", "HyperAgent", "BootstrappedEnsemble", "EpsilonGreedy",
     "clark_max", "rlsvi_row_posterior", "hyper_closed_form",
     "index_dim", "budget", "make_agent", "episodes_to_solve", "run_deep_sea", "deep_sea_experiment",
-    "ExponentFit", "fit_exponent", "fit_median_exponent", "step_times",
+    "ExponentFit", "fit_exponent", "fit_median_exponent", "step_times", "bsuite_learning_time",
+    "LocalExponent", "local_exponents", "Curvature", "curvature", "smallest_m_table", "mstar_log_slope",
 ]

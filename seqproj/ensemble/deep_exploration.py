@@ -57,7 +57,8 @@ from .deepsea import DeepSea, deep_sea_step
 __all__ = ["WINDOW", "THRESHOLD", "NOISE_SD", "PRIOR_VAR", "AGENT_NAMES", "index_dim", "budget",
            "make_agent", "episodes_to_solve", "run_deep_sea", "deep_sea_trials",
            "deep_sea_experiment", "ExponentFit", "fit_exponent", "step_times",
-           "fit_median_exponent", "censored_count", "factor_events", "episodes_column"]
+           "fit_median_exponent", "censored_count", "factor_events", "episodes_column",
+           "BSUITE_THRESH", "bsuite_learning_time"]
 
 #: Window W and threshold of the solve rule (fixed before any run).
 WINDOW = 20
@@ -65,6 +66,8 @@ THRESHOLD = 0.9
 #: σ and s₀ of every agent's Gaussian model.
 NOISE_SD = 0.1
 PRIOR_VAR = 1.0
+#: bsuite's threshold on the cumulative fraction of bad episodes (``find_solution``'s ``thresh``).
+BSUITE_THRESH = 0.8
 #: Agents of the study by name.
 AGENT_NAMES = ("rlsvi", "hyper", "hyper_sgd", "bootstrap", "eps_greedy")
 
@@ -83,11 +86,13 @@ def budget(N: int) -> int:
     return N * N + 200
 
 
-def make_agent(name: str, N: int, *, batch: int, rng, **kw):
-    """An agent of the study by name (:data:`AGENT_NAMES`) with the study's σ, s₀, M, K, ε;
-    keywords override (e.g. ``index_scale=0`` for the mutation check)."""
+def make_agent(name: str, N: int, *, batch: int, rng, noise_sd: float = NOISE_SD, **kw):
+    """An agent of the study by name (:data:`AGENT_NAMES`) with the study's σ (``noise_sd``,
+    default :data:`NOISE_SD`; swept in ``ensemble.md#deep-sea-laws``), s₀, M, K, ε;
+    keywords override (e.g. ``index_scale=0`` for the mutation check, ``M=4``)."""
     name = check_choice("name", name, AGENT_NAMES)
-    common = dict(batch=batch, rng=rng, prior_var=PRIOR_VAR, noise_sd=NOISE_SD)
+    noise_sd = check_real("noise_sd", noise_sd, lo=1e-6, hi=1e6)
+    common = dict(batch=batch, rng=rng, prior_var=PRIOR_VAR, noise_sd=noise_sd)
     if name == "rlsvi":
         return RLSVI(N, **common, **kw)
     if name == "hyper":
@@ -121,6 +126,35 @@ def episodes_to_solve(found, *, window: int = WINDOW, threshold: float = THRESHO
     return out
 
 
+def bsuite_learning_time(found, *, thresh: float = BSUITE_THRESH) -> np.ndarray:
+    r"""bsuite's learning time (``bsuite/experiments/deep_sea/analysis.py``, ``find_solution``;
+    Osband et al., "Behaviour Suite for Reinforcement Learning", ICLR 2020): per row of the
+    ``(B, E)`` 0/1 matrix ``found`` (found = not a bad episode), the first episode count
+    ``e ∈ {1, …, E}`` at which the **cumulative** fraction of bad episodes is below ``thresh``,
+
+    .. math::  \frac{1}{e}\sum_{j=1}^{e}(1 - \mathrm{found}_j) < \text{thresh}
+               \iff \sum_{j\le e}\mathrm{found}_j > (1 - \text{thresh})\,e,
+
+    or NaN (censored) when no ``e ≤ E`` qualifies.  bsuite's default ``thresh = 0.8`` (its plot
+    axis says "90 %"; the code uses 0.8).  Unlike the 90 %-window rule of
+    :func:`episodes_to_solve`, a cumulative fraction remembers the early failures: an agent that
+    fails ``e₀`` episodes and then always finds the reward reaches it at ``e > e₀/thresh``
+    (``1.25 e₀``), and it fires after only ``(1 − thresh)e`` successes in all."""
+    f = check_finite_array("found", found, ndim=2)
+    if not np.all((f == 0) | (f == 1)):
+        raise ValueError("found must hold only 0/1 values")
+    thresh = check_real("thresh", thresh, lo=0.0, hi=1.0, lo_open=True)
+    B, E = f.shape
+    out = np.full(B, np.nan)
+    if E == 0:
+        return out
+    e = np.arange(1, E + 1)
+    ok = (e - np.cumsum(f, axis=1)) < thresh * e
+    hit = ok.any(axis=1)
+    out[hit] = ok[hit].argmax(axis=1) + 1
+    return out
+
+
 def _greedy_found(agent, mapping, N):
     """Deterministic rollout of the agent's greedy policy (ε-greedy's evaluation)."""
     B = mapping.shape[0]
@@ -135,11 +169,13 @@ def _greedy_found(agent, mapping, N):
 
 
 def run_deep_sea(agent, env: DeepSea, episodes: int, *, window: int = WINDOW,
-                 threshold: float = THRESHOLD) -> dict:
+                 threshold: float = THRESHOLD, bsuite: bool = False) -> dict:
     """Play up to ``episodes`` episodes of ``agent`` on ``env`` (one agent per
     instance of the batch), stopping early once every instance has a solved
-    window.  Returns ``{"found": (B, E_played) bool, "solve": (B,) float (NaN
-    = censored at episodes − W), "played": E_played}``."""
+    window (``bsuite=True``: and has reached bsuite's learning time,
+    :func:`bsuite_learning_time`, which may come later).  Returns ``{"found": (B,
+    E_played) bool, "solve": (B,) float (NaN = censored at episodes − W), "played":
+    E_played}``, with ``"bsuite": (B,) float`` (NaN = censored) when ``bsuite``."""
     from proofs_check.engine import check_instance
 
     from .deep_agents import _TabularAgent
@@ -152,8 +188,11 @@ def run_deep_sea(agent, env: DeepSea, episodes: int, *, window: int = WINDOW,
     episodes = check_int("episodes", episodes, lo=1, hi=10_000_000)
     window = check_int("window", window, lo=1, hi=100_000)
     threshold = check_real("threshold", threshold, lo=0.0, hi=1.0, lo_open=True)
+    bsuite = check_bool("bsuite", bsuite)
     need = math.ceil(threshold * window - 1e-12)
     B, N = env.batch, env.N
+    n_found = np.zeros(B)
+    learnt = np.ones(B, dtype=bool) if not bsuite else np.zeros(B, dtype=bool)
     found = np.zeros((B, episodes), dtype=bool)
     solved = np.zeros(B, dtype=bool)
     greedy_eval = getattr(agent, "evaluate_greedy", False)
@@ -168,20 +207,29 @@ def run_deep_sea(agent, env: DeepSea, episodes: int, *, window: int = WINDOW,
             col = nxt
         found[:, e] = _greedy_found(agent, env.mapping, N) if greedy_eval else env.found
         played = e + 1
+        if bsuite:
+            n_found += found[:, e]
+            learnt |= (played - n_found) < BSUITE_THRESH * played
         if played >= window:
             solved |= found[:, played - window:played].sum(axis=1) >= need
-            if solved.all():
+            if solved.all() and learnt.all():
                 break
     f = found[:, :played]
-    return {"found": f, "solve": episodes_to_solve(f.astype(float), window=window, threshold=threshold),
-            "played": played}
+    out = {"found": f, "solve": episodes_to_solve(f.astype(float), window=window, threshold=threshold),
+           "played": played}
+    if bsuite:
+        out["bsuite"] = bsuite_learning_time(f.astype(float))
+    return out
 
 
-def deep_sea_trials(rng, n, *, agents, Ns, stochastic=False, budget_extra=200) -> dict:
+def deep_sea_trials(rng, n, *, agents, Ns, stochastic=False, budget_extra=200,
+                    noise_sd=NOISE_SD, bsuite=False) -> dict:
     """``n`` independent instances at every N of ``Ns``; every agent of
     ``agents`` plays the same ``n`` instances (common action mappings; each
-    agent its own random stream).  Statistic ``episodes_<agent>`` ``(n, len(Ns))``
-    (NaN = censored at the budget ``N² + budget_extra``)."""
+    agent its own random stream), with the agents' σ = ``noise_sd``.  Statistic
+    ``episodes_<agent>`` ``(n, len(Ns))`` (NaN = censored at the budget ``N² +
+    budget_extra``); with ``bsuite=True`` also ``bsuite_<agent>``, bsuite's learning
+    time (:func:`bsuite_learning_time`, NaN = censored) on the same runs."""
     rng = as_generator(rng)
     n = check_int("n", n, lo=1, hi=10_000)
     Ns = check_int_sequence("Ns", Ns, lo=2, hi=200, max_len=50)
@@ -190,7 +238,11 @@ def deep_sea_trials(rng, n, *, agents, Ns, stochastic=False, budget_extra=200) -
         raise ValueError("agents must not be empty")
     stochastic = check_bool("stochastic", stochastic)
     budget_extra = check_int("budget_extra", budget_extra, lo=0, hi=1_000_000)
+    noise_sd = check_real("noise_sd", noise_sd, lo=1e-6, hi=1e6)
+    bsuite = check_bool("bsuite", bsuite)
     out = {f"episodes_{a}": np.full((n, len(Ns)), np.nan) for a in agents}
+    if bsuite:
+        out.update({f"bsuite_{a}": np.full((n, len(Ns)), np.nan) for a in agents})
     for j, N in enumerate(Ns):
         env_seed, *agent_seeds = rng.spawn(1 + len(agents))
         env_state = np.random.default_rng(env_seed)
@@ -199,23 +251,33 @@ def deep_sea_trials(rng, n, *, agents, Ns, stochastic=False, budget_extra=200) -
             g = np.random.default_rng(s)
             env = DeepSea(N, batch=n, rng=g, stochastic=stochastic)
             env.mapping = mapping.copy()
-            agent = make_agent(name, N, batch=n, rng=g)
-            res = run_deep_sea(agent, env, N * N + budget_extra)
+            agent = make_agent(name, N, batch=n, rng=g, noise_sd=noise_sd)
+            res = run_deep_sea(agent, env, N * N + budget_extra, bsuite=bsuite)
             out[f"episodes_{name}"][:, j] = res["solve"]
+            if bsuite:
+                out[f"bsuite_{name}"][:, j] = res["bsuite"]
     return out
 
 
 def deep_sea_experiment(name: str, *, agents, Ns, chunk_size: int = 8,
-                        stochastic: bool = False) -> Experiment:
-    """:func:`deep_sea_trials` as an experiment (id ``ensemble.deepsea.<name>``)."""
+                        stochastic: bool = False, noise_sd: float = NOISE_SD,
+                        bsuite: bool = False) -> Experiment:
+    """:func:`deep_sea_trials` as an experiment (id ``ensemble.deepsea.<name>``); ``noise_sd``
+    and ``bsuite`` (the extra statistic ``bsuite_<agent>``) are passed to the trials only when
+    they differ from the defaults, so the existing experiments keep their fingerprints."""
     Ns = check_int_sequence("Ns", Ns, lo=2, hi=200, max_len=50)
     agents = tuple(check_choice("agents", a, AGENT_NAMES) for a in agents)
+    noise_sd = check_real("noise_sd", noise_sd, lo=1e-6, hi=1e6)
+    bsuite = check_bool("bsuite", bsuite)
+    extra = {"bsuite_thresh": BSUITE_THRESH} if bsuite else {}
+    kw = {**({"noise_sd": noise_sd} if noise_sd != NOISE_SD else {}),
+          **({"bsuite": True} if bsuite else {})}
     return Experiment(id=f"ensemble.deepsea.{name}",
                       fn=functools.partial(deep_sea_trials, agents=agents, Ns=Ns,
-                                           stochastic=stochastic),
+                                           stochastic=stochastic, **kw),
                       chunk_size=chunk_size,
                       params={"agents": list(agents), "Ns": list(Ns), "window": WINDOW,
-                              "threshold": THRESHOLD, "noise_sd": NOISE_SD,
+                              "threshold": THRESHOLD, "noise_sd": noise_sd, **extra,
                               "prior_var": PRIOR_VAR, "budget": "N^2 + 200",
                               "M": "ceil(2 log(2 N^2))", "K": 10, "eps": 0.1,
                               "stochastic": stochastic})

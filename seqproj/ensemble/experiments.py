@@ -19,10 +19,15 @@ that build them live with the mathematics (:mod:`.tracking`, :mod:`.regret_sweep
 * DeepSea — :data:`DEEPSEA_STUDY` and :data:`DEEPSEA_SGD` (grid :data:`STUDY_NS`): figure
   ``deepsea``; :data:`DEEPSEA_SMALL`, :data:`DEEPSEA_EPS12`, :data:`DEEPSEA_PAIR`: claims
   ``ensemble.deepsea.*``; :data:`WINDOW`: the solve rule's window.
+  Issue 23 §3 (``ensemble.md#deep-sea-laws``): :data:`DEEPSEA_CURVE` (grid :data:`CURVE_NS`):
+  claims ``ensemble.deepsea.{rlsvi,hyper}.curvature``; :data:`DEEPSEA_SIGMA` (σ grid
+  :data:`SIGMAS`): figure ``deepsea_sigma``; :data:`DEEPSEA_MSTAR20`: claims
+  ``ensemble.deepsea.hyper.smallest_m_n20.*``; :data:`DEEPSEA_STOCH`: the stochastic variant.
 """
 from __future__ import annotations
 
 from .deep_exploration import WINDOW, deep_sea_experiment
+from .deep_sea_laws import mstar_experiment
 from .regret_sweep import (ENV_KINDS, MSTAR_GRID, SWEEP_FAMILIES, env_sweep, finite_sweep,
                            smallest_m_experiment, smallest_m_law_experiment)
 from .tracking import tracking_experiment
@@ -35,7 +40,8 @@ __all__ = [
     "ENV_SWEEPS",
     # DeepSea
     "WINDOW", "STUDY_NS", "DEEPSEA_STUDY", "DEEPSEA_SGD", "DEEPSEA_SMALL", "DEEPSEA_EPS12",
-    "DEEPSEA_PAIR",
+    "DEEPSEA_PAIR", "CURVE_NS", "DEEPSEA_CURVE", "SIGMAS", "SIGMA_NS", "DEEPSEA_SIGMA",
+    "DEEPSEA_MSTAR20", "DEEPSEA_STOCH",
 ]
 
 # ---------------------------------------------------------------------------
@@ -87,3 +93,19 @@ DEEPSEA_SMALL = deep_sea_experiment("small", agents=("rlsvi", "hyper"), Ns=(6, 8
 DEEPSEA_EPS12 = deep_sea_experiment("eps12", agents=("rlsvi", "eps_greedy"), Ns=(12,))
 #: HyperAgent against exact RLSVI on common instances at N = 20.
 DEEPSEA_PAIR = deep_sea_experiment("pair20", agents=("rlsvi", "hyper"), Ns=(20,))
+#: The curvature claims' grid (a factor 5 in N; chosen on a pilot with seeds outside the claims').
+CURVE_NS = (8, 16, 24, 32, 40)
+#: RLSVI and HyperAgent on :data:`CURVE_NS`.
+DEEPSEA_CURVE = deep_sea_experiment("curve", agents=("rlsvi", "hyper"), Ns=CURVE_NS)
+#: The agents' noise scale σ of the σ sweep (0.1 is the study's).
+SIGMAS = (0.03, 0.1, 0.3, 1.0)
+#: The σ sweep's grid.
+SIGMA_NS = (5, 8, 12, 16)
+#: RLSVI and HyperAgent at each σ (id ``ensemble.deepsea.sigma<100σ>``).
+DEEPSEA_SIGMA = {s: deep_sea_experiment(f"sigma{round(100 * s):03d}", agents=("rlsvi", "hyper"),
+                                        Ns=SIGMA_NS, noise_sd=s) for s in SIGMAS}
+#: Exact RLSVI and HyperAgent at M = 1 and M = 6 (the largest grid M ≤ log(2N²) = 6.68) at N = 20.
+DEEPSEA_MSTAR20 = mstar_experiment("mstar20", Ns=(20,), ms=(1, 6))
+#: The stochastic variant (bsuite's deep_sea_stochastic) with σ = 1, the reward noise's sd.
+DEEPSEA_STOCH = deep_sea_experiment("stochastic", agents=("rlsvi", "hyper"), Ns=SIGMA_NS,
+                                    stochastic=True, noise_sd=1.0)

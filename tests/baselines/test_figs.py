@@ -22,6 +22,10 @@ def test_quick_build_and_data(tmp_path):
     assert dapo["correct"] == dapo["reward_to_go"] == [156.0, 310.0, 600.0, 1000.0]
     sweep = json.loads((tmp_path / "baselines_group_size_sweep.json").read_text())
     assert "otb4_minus_mean32_diff_lo_hi" in sweep and sweep["seed"] == 0
+    var = json.loads((tmp_path / "baselines_variance_vs_horizon.json").read_text())
+    # panel (c): OTB ≤ b* on every tabular instance (DERIVED), far above with shared parameters
+    assert max(var["otb_over_bstar_random"]["tabular"]) <= 1 + 1e-9
+    assert var["otb_over_bstar_search_worst"]["ratio"] > 10 and var["otb_over_bstar_search_worst"]["verdict"] == "refuted"
 
 
 @pytest.mark.parametrize("name", ["baselines_dapo_accumulation", "baselines_logit_update_norm"])

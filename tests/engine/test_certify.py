@@ -256,6 +256,8 @@ def test_callable_sides_with_arb_twin_and_refusals():
                       register=False)
 
 
+@pytest.mark.slow
+@pytest.mark.hostile     # 14 s of subprocesses (CLI and pytest)
 def test_cli_verify_file_and_pytest_plugin(tmp_path):
     src = textwrap.dedent('''
         import sympy as sp

@@ -122,6 +122,8 @@ def test_help_imports_nothing_heavy():
     assert out.strip() == "[]"
 
 
+@pytest.mark.slow
+@pytest.mark.hostile     # 7 s of subprocesses
 def test_list_cache_gives_the_same_rows_and_skips_the_imports(tmp_path):
     env = {**os.environ, "THEORYCHECK_CACHE_DIR": str(tmp_path)}
     run = [sys.executable, "-m", "proofs_check", "list", "--json"]

@@ -9,6 +9,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from hypothesis import given, settings, strategies as st
 
 from proofs_check.engine.store import export_path
@@ -42,6 +44,8 @@ def test_distinct_ids_never_share_a_file(a, b):
     assert "/" not in name and "\x00" not in name
 
 
+@pytest.mark.slow
+@pytest.mark.hostile     # 5 s of subprocesses
 def test_each_id_has_its_own_export_and_resumes_from_it(tmp_path):
     (tmp_path / "ids.py").write_text(textwrap.dedent(CLAIMS))
     run = [sys.executable, "-m", "theorycheck", "verify", "ids.py", "--quick", "--out", "o"]

@@ -127,6 +127,8 @@ SLOW_CHUNK = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
+@pytest.mark.hostile     # 9 s: a CLI run killed in a subprocess, then resumed
 def test_killed_run_keeps_finished_chunks_and_resumes_to_same_totals(tmp_path):
     (tmp_path / "tests_slow_chunk.py").write_text(SLOW_CHUNK)
     (tmp_path / "run.py").write_text(SLOW_RUN)

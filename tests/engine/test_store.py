@@ -120,6 +120,8 @@ def _worker(out, barrier, queue):
         queue.put(("error", repr(exc), 0))
 
 
+@pytest.mark.slow
+@pytest.mark.hostile     # 10 s: four processes on one folder
 def test_four_simultaneous_runs_on_one_folder(tmp_path):
     ctx = mp.get_context("fork")
     outcomes = set()

@@ -1,5 +1,7 @@
 import json
 
+import pytest
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -7,6 +9,7 @@ matplotlib.use("Agg")
 from paper_figs import figures, save_figure  # noqa: E402
 
 
+@pytest.mark.slow        # 13 s: every ensemble figure twice
 def test_quick_figures_build_and_are_byte_stable(tmp_path):
     figs = figures("ensemble")
     assert set(figs) == {"ensemble_tracking_vs_m", "ensemble_tracking_vs_d_T",

@@ -130,6 +130,7 @@ def test_bracket_sides_are_ordered_and_computed():
         worst_case_upper(48, 0.5, 30, actions=())
 
 
+@pytest.mark.slow        # 16 s: four DP bisections
 def test_mstar_range_brackets_by_both_sides():
     """M*_worst ∈ (M_lo, M_hi]: the replay clears δ at M_lo and not at M_lo + 1, the upper estimate
     is ≤ δ at M_hi and not at M_hi − 1 (small horizon, δ = 0.2)."""
