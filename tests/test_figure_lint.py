@@ -284,3 +284,25 @@ def test_legend_only_proxy_is_not_a_hidden_series():
     ax.plot([np.nan, np.nan], [np.nan, np.nan], color="C2", label="all NaN")
     ax.legend(loc="upper left")
     assert "hidden-series" in _codes(fig)
+
+
+def test_a_figure_whose_data_uses_a_reserved_key_is_refused():
+    """The registry writes ``caption``, ``claims`` and ``width`` into every figure's data; a figure's
+    own value under one of them was silently overwritten (engine_evalue_paths lost its per-claim
+    paths that way), so the registry refuses it."""
+    from paper_figs.registry import FIGURES, _INFO, figure
+
+    name = "test_reserved_key_figure"
+
+    @figure(name, caption="A test figure.")
+    def _fig(*, quick, seed):
+        fig, ax = plt.subplots()
+        return fig, {"claims": {"mine": 1}}
+
+    try:
+        with pytest.raises(ValueError, match="reserved keys \\['claims'\\]"):
+            FIGURES[name](quick=False, seed=0)
+    finally:
+        plt.close("all")
+        FIGURES.pop(name, None)
+        _INFO.pop(name, None)
