@@ -13,6 +13,7 @@ def test_figures_registered():
     assert set(NAMES) <= set(figures("baselines"))
 
 
+@pytest.mark.slow        # 9–14 s: every baselines figure, and the shared-θ claim's own search
 def test_quick_build_and_data(tmp_path):
     paths = build(tmp_path, quick=True, seed=0, pattern="baselines*")
     names = {p.stem for p in paths}

@@ -87,6 +87,8 @@ def test_corrupt_result_file_on_resume_is_refused_and_kept(capsys, tmp_path):
     assert path.read_text() == before
 
 
+@pytest.mark.slow
+@pytest.mark.hostile     # 5–8 s of subprocesses (the console script and python -m)
 def test_console_script_and_module_entry_points():
     out = subprocess.run([sys.executable, "-m", "proofs_check", "list", "selftest", "--json"],
                          capture_output=True, text=True, check=True).stdout
