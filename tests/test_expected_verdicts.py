@@ -3,9 +3,10 @@
 each topic passes the whole conformance kit (:mod:`theorycheck.testing`),
 where a quick verdict may be inconclusive but never contradicts ``expected``.
 
-Identity and inequality claims run in the default test run; the Monte Carlo
+Identity claims run in the default test run; the inequality claims (a search,
+and for the worst-case claims a DP, per evaluation: 1–8 s each), the Monte Carlo
 kinds (probability, comparison, scaling) at default budget, and the topics at
-quick budgets, are ``slow``.  The topics are read from the entry points.
+quick budgets, are ``slow`` (CI runs them after the default run).  The topics are read from the entry points.
 """
 from pathlib import Path
 
@@ -15,15 +16,10 @@ import proofs_check as pc
 from tests.test_layering import topic_entry_points
 from theorycheck.testing import check_claims_module, expectation_problems, verdict_problem
 
-FAST_KINDS = ("identity", "inequality")
+FAST_KINDS = ("identity",)
 THEORY = Path(__file__).resolve().parents[1] / "docs" / "theory"
 #: entry-point name (the id prefix) -> claims module, for this distribution's topics
 TOPIC_MODULES = topic_entry_points()
-
-
-#: Worst-case DP claims whose default-budget verdict takes 3–8 s (measured 2026-12-01).
-SLOW_DP = {"seqproj.worst_case.gap.M32", "seqproj.worst_case.gap.M64", "seqproj.worst_case.theorem_M",
-           "seqproj.worst_case.M_star.eps0.5_T300.lower", "seqproj.worst_case.M_star.eps0.5_T300.upper"}
 
 
 def _cases():
@@ -31,10 +27,7 @@ def _cases():
     for c in pc.claims():
         if c.expected is None:
             continue
-        # the costliest worst-case DP claims (3–8 s each at their default budget) are slow, like the
-        # Monte Carlo kinds; the T = 100 brackets (1–2.5 s) stay in the default run
-        fast = c.kind in FAST_KINDS and c.id not in SLOW_DP
-        marks = [] if fast else [pytest.mark.slow]
+        marks = [] if c.kind in FAST_KINDS else [pytest.mark.slow]
         out.append(pytest.param(c, id=c.id, marks=marks))
     return out
 
