@@ -20,7 +20,6 @@ from __future__ import annotations
 import functools
 import math
 
-import matplotlib.ticker
 import numpy as np
 
 from proofs_check.baselines import (GROUP_KINDS, POPULATION_KINDS, TOY_KINDS, CountTask, checkpoints,
@@ -37,7 +36,7 @@ from proofs_check.engine import Experiment, measure
 from proofs_check.logits import logit_update_norm
 
 from .registry import figure
-from .style import grid_ticks, new_figure, panel_letters, ref_line
+from .style import grid_ticks, log_tick_labels, new_figure, panel_letters, ref_line
 
 COLORS = {"none": "0.5", "mean": "C0", "rloo": "C2", "global_bstar": "C3", "otb": "C1", "per_token": "C4"}
 MARKERS = {"none": "x", "mean": "o", "rloo": "^", "global_bstar": "D", "otb": "s", "per_token": "v"}
@@ -111,7 +110,7 @@ def variance_vs_horizon(*, quick: bool, seed: int):
     b.set_ylabel("group-estimator MSE, N = 4")
     b.set_yscale("log")
     b.set_title("exact over all N-tuples")
-    _plain_log_ticks(b)
+    log_tick_labels(b, mantissas=(2, 3, 4, 6))
     grid_ticks(b, gTs, "x", "%d")
     handles, labels = a.get_legend_handles_labels()
     for h, lab in zip(*b.get_legend_handles_labels()):
@@ -128,14 +127,6 @@ def variance_vs_horizon(*, quick: bool, seed: int):
                  "reward": "Bernoulli(0.3) per response (panel a); U[0, 1] per response (panel b, the "
                            "instances of the baselines.mse.* claims)",
                  "experiments": [pop.id] + [e.id for e in gexp.values()]}
-
-
-def _plain_log_ticks(ax):
-    """Plain decimals on a log y axis (no 10^x notation), minor ticks labelled at mantissas 2, 3, 4, 6."""
-    plain = matplotlib.ticker.FuncFormatter(
-        lambda v, _: f"{v:g}" if v > 0 and round(v / 10 ** np.floor(np.log10(v)), 6) in (1, 2, 3, 4, 6) else "")
-    ax.yaxis.set_major_formatter(plain)
-    ax.yaxis.set_minor_formatter(plain)
 
 
 def _otb_bstar_ratios(*, quick: bool, seed: int):
@@ -248,7 +239,7 @@ def _sweep_figure(*, quick: bool, seed: int, eos: bool):
                  title=f"end: OTB 4 − mean 32\n= {head[0]:+.3f}\n[{head[1]:+.3f}, {head[2]:+.3f}]\n(95% Welch)")
     fig.legend(*a.get_legend_handles_labels(), loc="outside lower center", ncol=len(kinds))
     panel_letters((a, b, c))
-    _plain_log_ticks(b)
+    log_tick_labels(b, mantissas=(2, 3, 4, 6))
     return fig, {"task": task.to_dict(), "kinds": list(kinds), "Ns": list(Ns), "seeds": seeds, "steps": steps,
                  "batch": TOY_BATCH, "lr": sweep.params["lr"], "sweep": sw, "final_summary_mean_lo_hi": summ,
                  "grad_variance_theta0_est_se": gvar, "grad_variance_reps": reps,

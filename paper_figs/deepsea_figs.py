@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import math
 
-import matplotlib.ticker as mticker
 import numpy as np
 
 from proofs_check.engine import measure
@@ -33,7 +32,7 @@ from seqproj.ensemble import deep_sea_experiment, fit_exponent, fit_median_expon
 from seqproj.ensemble.experiments import DEEPSEA_SGD, DEEPSEA_SIGMA, DEEPSEA_STUDY, SIGMAS, WINDOW
 
 from .registry import figure
-from .style import grid_ticks, new_figure
+from .style import grid_ticks, log_tick_labels, new_figure
 
 _RUNS = 16
 _STYLE = {"rlsvi": ("exact RLSVI (TS)", "k", "o"),
@@ -49,17 +48,6 @@ def _experiments(quick: bool):
                                                            "eps_greedy"), Ns=(4, 6, 8)),
                 deep_sea_experiment("sgd.quick", agents=("hyper", "hyper_sgd"), Ns=(4, 6, 8))), 8
     return (DEEPSEA_STUDY, DEEPSEA_SGD), _RUNS
-
-
-def _plain_log_labels(axis):
-    """Log-axis labels as plain numbers (1, 2, 5 per decade; 10 not 10¹)."""
-    def fmt(v, _pos):
-        if v <= 0:
-            return ""
-        lead = round(v / 10 ** math.floor(math.log10(v) + 1e-9), 6)
-        return f"{v:g}" if lead in (1.0, 2.0, 5.0) else ""
-    axis.set_major_formatter(mticker.FuncFormatter(fmt))
-    axis.set_minor_formatter(mticker.FuncFormatter(fmt))
 
 
 @figure("deepsea", width="page",
@@ -135,7 +123,7 @@ def deepsea_scaling(*, quick: bool, seed: int):
     ax.set_xscale("log")
     ax.set_yscale("log")
     grid_ticks(ax, study.params["Ns"])
-    _plain_log_labels(ax.yaxis)
+    log_tick_labels(ax, mantissas=(1, 2, 5))
     ax.set_xlabel("DeepSea size N")
     ax.set_ylabel(f"episodes to solve (≥ 90% of {WINDOW})")
     ax.set_title(f"deterministic DeepSea, {runs} instances per N (seed {seed})")
@@ -240,7 +228,7 @@ def deepsea_sigma(*, quick: bool, seed: int):
         ax.set_xscale("log")
         ax.set_yscale("log")
         grid_ticks(ax, list(Ns_all.astype(int)))
-        _plain_log_labels(ax.yaxis)
+        log_tick_labels(ax, mantissas=(1, 2, 5))
         ax.set_xlabel("DeepSea size N")
         ax.set_title("exact RLSVI" if agent == "rlsvi" else "HyperAgent (closed form)")
     axes[0].set_ylabel(f"episodes to solve (≥ 90% of {WINDOW})")

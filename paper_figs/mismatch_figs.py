@@ -50,23 +50,13 @@ from proofs_check.mismatch.update_size import drift_k_curve
 from proofs_check.policies import GENERATORS, LinearSoftmaxPolicy, TabularPolicy
 
 from .registry import figure
-from .style import grid_ticks, new_figure, panel_letters, ref_line
+from .style import grid_ticks, log_tick_labels, new_figure, number_text, panel_letters, ref_line
 
 
 def _fit(x, y):
     """Slope of log y on log x and its OLS standard error."""
     r = stats.linregress(np.log(x), np.log(y))
     return float(r.slope), float(r.stderr)
-
-
-def _sci(x: float) -> str:
-    """``2·10⁻⁴`` for 2e-4 (a typeset number in a title, not a float literal)."""
-    if x == 0 or 1e-2 <= abs(x) < 1e4:
-        return f"{x:g}"
-    e = int(math.floor(math.log10(abs(x))))
-    m = x / 10 ** e
-    sup = str(e).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
-    return f"10{sup}" if abs(m - 1) < 1e-9 else f"{m:.2g}·10{sup}"
 
 
 @figure("mismatch_horizon",
@@ -112,7 +102,7 @@ def fig_horizon(*, quick: bool, seed: int):
     grid_ticks(ax, [4, 16, 64, 256, 1024, 4096], "x", "%d")
     ax.set_xlabel("horizon T")
     ax.set_ylabel("worst-case |J(π) − J(μ) − L'(π)|, bounds")
-    ax.set_title(f"μ = (½, ½), tilt ±{e}, δ = {_sci(delta)}")
+    ax.set_title(f"μ = (½, ½), tilt ±{e}, δ = {number_text(delta)}")
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1, fontsize=7)
     # near-one-hot sampler: the remainder grows like T² (half the classical bound) while Tε ≪ 1
     a, e2 = 1e-9, 1e-6
@@ -133,7 +123,7 @@ def fig_horizon(*, quick: bool, seed: int):
                label="T(T−1)ε²")
     grid_ticks(ax2, [16, 64, 256, 1024, 2048], "x", "%d")
     ax2.set_xlabel("horizon T")
-    ax2.set_title(f"μ = (1−a, a), a = {_sci(a)}, π tilt ε = {_sci(e2)}")
+    ax2.set_title(f"μ = (1−a, a), a = {number_text(a)}, π tilt ε = {number_text(e2)}")
     ax2.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1, fontsize=7)
     panel_letters((ax, ax2))
     data["near_deterministic"].update({"a": a, "eps": e2, "T": Tn.tolist(), "abs_error": yn.tolist(),
@@ -462,7 +452,7 @@ def fig_staleness(*, quick: bool, seed: int):
     axes[1].set_xlabel("batch size B")
     axes[1].set_ylabel("one-step KL")
     for ax in axes[:2]:
-        _plain_log_y(ax)
+        log_tick_labels(ax)
     axes[1].legend(loc="upper center", bbox_to_anchor=(0.5, -0.2))
     axes[0].set_title("staleness, η = 0.05")
     axes[1].set_title(f"batch size, {reps} replicates")
@@ -480,7 +470,7 @@ def fig_staleness(*, quick: bool, seed: int):
         sampler[str(eta)] = ys.tolist()
         sampler[f"{eta}_se"] = se.tolist()
     axes[2].set_yscale("log")
-    _plain_log_y(axes[2])
+    log_tick_labels(axes[2])
     axes[2].set_xlabel("SGD step")
     axes[2].set_ylabel("KL(sampler ‖ trainer)")
     axes[2].set_title(f"stale sampler, {n_runs} runs")
@@ -501,22 +491,6 @@ def _slope(s: float, se: float) -> str:
     if se < 5e-4:
         return f"{s:.2f}"
     return f"{s:.3f} ± {se:.3f}" if se < 0.01 else f"{s:.2f} ± {se:.2f}"
-
-
-def _plain_log_y(ax):
-    """Log y axis labelled ``2·10⁻⁵``-style (no 10^x): decades, and mantissas 2, 3, 4, 6 (or 3 only)
-    when the axis spans less than 1.2 (2.2) decades."""
-    def fmt(v, _):
-        if v <= 0:
-            return ""
-        lo, hi = ax.get_ylim()
-        span = math.log10(hi / lo) if lo > 0 and hi > lo else 1.0
-        keep = (1, 2, 3, 4, 6) if span < 1.2 else (1, 3) if span < 2.2 else (1,)   # fewer as the range grows
-        e = math.floor(math.log10(v) + 1e-9)
-        m = round(v / 10 ** e, 6)
-        return _sci(v) if m in keep else ""
-    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(fmt))
-    ax.yaxis.set_minor_formatter(matplotlib.ticker.FuncFormatter(fmt))
 
 
 def _smooth(x, k=10):
@@ -565,7 +539,7 @@ def fig_lr_schedule(*, quick: bool, seed: int):
     axes[0].annotate(f"τ = 12 D₀ = {tau:.3f}", (0.98, tau * 0.94), xycoords=("axes fraction", "data"),
                      fontsize=7, va="top", ha="right")
     axes[4].set_yscale("log")
-    _plain_log_y(axes[4])
+    log_tick_labels(axes[4])
     # trigger firings: where the triggered run's step drops; the monitor's first alarm on the constant run
     lrs = m["lr[triggered]"]
     fires = [np.flatnonzero(np.diff(row) < 0).tolist() for row in lrs]

@@ -12,7 +12,8 @@
   name these colours.
 * :func:`ref_line`, :func:`delta_line`, :func:`theorem_M_line` draw the
   reference lines where claims live; :func:`grid_ticks` puts the grid values on
-  an axis as its ticks; :func:`panel_letters` adds (a), (b), ….
+  an axis as its ticks; :func:`log_tick_labels` labels a log axis with plain numbers
+  (:func:`number_text`: ``0.004``, ``2000``, ``2·10⁻⁵``); :func:`panel_letters` adds (a), (b), ….
 * :func:`save_figure` writes ``NAME.pdf``, ``NAME.png`` and ``NAME.json`` (the
   data) with fixed metadata — no dates, no software version — so that
   rebuilding from the same seed gives identical bytes.
@@ -20,6 +21,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from contextlib import contextmanager
 from pathlib import Path
@@ -194,6 +196,43 @@ def grid_ticks(ax, values, axis: str = "x", fmt: str = "%g", *, every: int = 1):
     labels = [(fmt % v) if i % every == 0 else "" for i, v in enumerate(vals)]
     a.set_major_formatter(mticker.FixedFormatter(labels))
     a.set_minor_locator(mticker.NullLocator())
+    return ax
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def number_text(x: float) -> str:
+    """A number as a reader writes it: ``0.004``, ``2000``, and outside [10⁻³, 10⁴) ``2·10⁻⁵`` or
+    ``10⁻⁹`` (typeset, never a float literal such as ``2e-05``)."""
+    if x == 0 or 1e-3 <= abs(x) < 1e4:
+        return f"{x:g}"
+    e = int(math.floor(math.log10(abs(x))))
+    m = x / 10 ** e
+    sup = str(e).translate(_SUPERSCRIPT)
+    return f"10{sup}" if abs(m - 1) < 1e-9 else f"{m:.2g}·10{sup}"
+
+
+def log_tick_labels(ax, axis: str = "y", *, mantissas=None):
+    """Label a log axis with :func:`number_text` (no 10^x notation) at the decades and at the ticks
+    whose mantissa is in ``mantissas``; ``None`` chooses by the axis's span when drawn: 2, 3, 4, 6
+    below 1.2 decades, 3 below 2.2, decades only beyond (fewer labels as the range grows)."""
+    if axis not in ("x", "y"):
+        raise ValueError(f"log_tick_labels: axis must be 'x' or 'y', got {axis!r}")
+    a = ax.xaxis if axis == "x" else ax.yaxis
+
+    def fmt(v, _pos):
+        if v <= 0:
+            return ""
+        keep = mantissas
+        if keep is None:
+            lo, hi = ax.get_xlim() if axis == "x" else ax.get_ylim()
+            span = math.log10(hi / lo) if lo > 0 and hi > lo else 1.0
+            keep = (1, 2, 3, 4, 6) if span < 1.2 else (1, 3) if span < 2.2 else (1,)
+        lead = round(v / 10 ** math.floor(math.log10(v) + 1e-9), 6)
+        return number_text(v) if lead == 1 or lead in keep else ""
+    a.set_major_formatter(mticker.FuncFormatter(fmt))
+    a.set_minor_formatter(mticker.FuncFormatter(fmt))
     return ax
 
 

@@ -306,3 +306,22 @@ def test_a_figure_whose_data_uses_a_reserved_key_is_refused():
         plt.close("all")
         FIGURES.pop(name, None)
         _INFO.pop(name, None)
+
+
+def test_number_text_and_log_tick_labels():
+    """The one formatter of typeset numbers and plain log-axis labels (paper_figs.style)."""
+    from paper_figs.style import log_tick_labels, number_text
+
+    assert [number_text(x) for x in (0.004, 2000, 2e-5, 1e-9, 2.3e4, 0)] == \
+        ["0.004", "2000", "2·10⁻⁵", "10⁻⁹", "2.3·10⁴", "0"]
+    fig, ax = plt.subplots()
+    ax.set_yscale("log")
+    ax.set_ylim(0.02, 0.12)                                  # under 1.2 decades: mantissas 2, 3, 4, 6
+    log_tick_labels(ax)
+    fmt = ax.yaxis.get_minor_formatter()
+    assert [fmt(v, 0) for v in (0.02, 0.05, 0.06, 0.1)] == ["0.02", "", "0.06", "0.1"]
+    ax.set_ylim(1e-6, 1e-3)                                  # three decades: decades only
+    assert [fmt(v, 0) for v in (2e-5, 1e-5)] == ["", "10⁻⁵"]
+    with pytest.raises(ValueError, match="axis must be 'x' or 'y'"):
+        log_tick_labels(ax, "z")
+    plt.close(fig)
