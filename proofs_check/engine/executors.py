@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import abc
 import concurrent.futures as cf
+import concurrent.futures.process  # noqa: F401  (cf.process.BrokenProcessPool is looked up in an except clause)
 import functools
 import math
 import multiprocessing as mp

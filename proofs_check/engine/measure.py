@@ -28,7 +28,7 @@ from .runner import run_chunks, spot_check
 from .store import ChunkStore
 from .validate import check_budget, check_seed
 
-__all__ = ["Measurement", "measure", "experiment_chunks", "clear_measurements"]
+__all__ = ["Measurement", "measure", "experiment_chunks", "clear_measurements", "set_default_store"]
 
 
 # -- the in-process memo: chunk identity -> statistics -------------------------
@@ -58,6 +58,33 @@ def _memo_put(key, stats) -> None:
             _MEMO.popitem(last=False)
 
 
+#: the chunk store :func:`measure` reads and writes when it is called without ``out``, and the
+#: time from which its runs were written by this very run of the program (see below)
+_DEFAULT_OUT: list = [None, None]
+
+
+def set_default_store(out, *, trusted_since: float | None = None) -> None:
+    """Make :func:`measure` calls without ``out`` in this process use the chunk store in the
+    folder ``out`` (``None``: memory only again, the default).  A report sets it in its figure
+    workers to its own ``chunks`` folder, so a figure reads the chunks the claims measured
+    instead of measuring them again (chunks are identified by experiment fingerprint, seed,
+    chunk size and index, so the numbers are the same either way).
+
+    ``trusted_since`` (a ``time.time()``): a stored run *created* at or after it was written by
+    the caller's own program run — the same code — so the resume spot check (up to 14 chunks
+    recomputed, :func:`.runner.spot_check`) is skipped for it; older runs are spot-checked as
+    always."""
+    import os
+
+    if out is not None and not isinstance(out, (str, os.PathLike)):
+        raise TypeError(f"out must be a folder path or None, got {type(out).__name__}")
+    if trusted_since is not None and (isinstance(trusted_since, bool)
+                                      or not isinstance(trusted_since, (int, float))):
+        raise TypeError(f"trusted_since must be a time.time() value or None, got {trusted_since!r:.60}")
+    _DEFAULT_OUT[0] = None if out is None else os.fspath(out)
+    _DEFAULT_OUT[1] = None if out is None or trusted_since is None else float(trusted_since)
+
+
 def clear_measurements() -> None:
     """Forget every chunk measured in this process (e.g. after patching code in a test)."""
     with _MEMO_LOCK:
@@ -81,10 +108,12 @@ class Measurement:
 
 def experiment_chunks(experiment: Experiment, n_chunks: int, *, seed: int, executor: Executor,
                       out=None, stop: Callable[[dict], bool] | None = None,
-                      progress: Callable[[int, int], None] | None = None) -> list[dict]:
+                      progress: Callable[[int, int], None] | None = None,
+                      trusted_since: float | None = None) -> list[dict]:
     """Chunks ``0..n_chunks−1`` of ``experiment`` (a prefix, if ``stop`` ends
     the run early), from the memo, the result file in ``out`` or a fresh run.
-    ``seed`` is a checked root seed (:func:`.validate.check_seed`)."""
+    ``seed`` is a checked root seed (:func:`.validate.check_seed`).  A stored run created at or
+    after ``trusted_since`` is not spot-checked (:func:`set_default_store`)."""
     fp = experiment.fingerprint()
     key = (fp, int(seed), int(experiment.chunk_size))
     have = _memo_chunks(key, n_chunks)
@@ -95,7 +124,9 @@ def experiment_chunks(experiment: Experiment, n_chunks: int, *, seed: int, execu
         store = ChunkStore.open(out, name, header, resume=True)
         checked = (str(store.db_path), name, fp, int(seed), experiment.chunk_size)
         try:
-            if checked not in _SPOT_CHECKED and not have:   # once per process and store
+            trusted = (trusted_since is not None and store.created is not None
+                       and store.created >= trusted_since)
+            if checked not in _SPOT_CHECKED and not have and not trusted:   # once per process and store
                 spot_check(store, experiment.chunk_task(), seed, executor)
                 _SPOT_CHECKED.add(checked)
         except ResultFileError:
@@ -117,17 +148,22 @@ def experiment_chunks(experiment: Experiment, n_chunks: int, *, seed: int, execu
 def measure(experiment: Experiment, budget: int, *, seed: int = 0, executor=None,
             workers: int | None = None, out=None,
             progress: Callable[[int, int], None] | None = None) -> Measurement:
-    """Run (or recall) ``budget`` trials of ``experiment``, rounded up to whole chunks."""
+    """Run (or recall) ``budget`` trials of ``experiment``, rounded up to whole chunks.
+    ``out``: a folder whose chunk store is read and written (default: the one set by
+    :func:`set_default_store`, else none)."""
     if not isinstance(experiment, Experiment):
         raise TypeError(f"experiment must be an Experiment, got {type(experiment).__name__}")
     budget = check_budget(budget)
     seed = check_seed(seed)
     n_chunks = -(-budget // experiment.chunk_size)
+    trusted_since = None
+    if out is None:
+        out, trusted_since = _DEFAULT_OUT
     owned = not isinstance(executor, Executor)
     ex = make_executor(executor, workers)
     try:
         chunks = experiment_chunks(experiment, n_chunks, seed=seed, executor=ex, out=out,
-                                   progress=progress)
+                                   progress=progress, trusted_since=trusted_since)
     finally:
         if owned:
             ex.close()

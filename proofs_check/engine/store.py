@@ -209,6 +209,8 @@ class ChunkStore:
         self.chunks: dict[int, object] = {}
         self.evaluations: list[dict] = []
         self.run_id: int | None = None
+        #: when the open run was created (``time.time()``; ``None`` in memory)
+        self.created: float | None = None
         self._db: sqlite3.Connection | None = None
 
     # -- opening -------------------------------------------------------------
@@ -241,12 +243,14 @@ class ChunkStore:
             if run is not None:
                 store._check_identity(run)
                 store.run_id = run["run_id"]
+                store.created = run.get("created")
                 store.header = {**store.header, "method": run["method"]}
                 store._load()
             else:
                 if before_new_run is not None:
                     before_new_run(store)
                 store.run_id = store._new_run()
+                store.created = time.time()
         except BaseException:
             store.close()
             raise
@@ -361,11 +365,11 @@ class ChunkStore:
         ChunkStore._intact[(str(self.db_path), st.st_dev, st.st_ino)] = (st.st_size, st.st_mtime_ns)
 
     def _latest_run(self) -> dict | None:
-        row = self._query("SELECT run_id, kind, fingerprint, seed, chunk_size, alpha, method, format "
+        row = self._query("SELECT run_id, kind, fingerprint, seed, chunk_size, alpha, method, format, created "
                           "FROM runs WHERE name = ? ORDER BY run_id DESC LIMIT 1", (self.name,))
         if not row:
             return None
-        keys = ("run_id", "kind", "fingerprint", "seed", "chunk_size", "alpha", "method", "format")
+        keys = ("run_id", "kind", "fingerprint", "seed", "chunk_size", "alpha", "method", "format", "created")
         run = dict(zip(keys, row[0]))
         run["seed"] = _seed_from_db(run["seed"])
         return run

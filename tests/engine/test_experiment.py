@@ -78,6 +78,36 @@ def test_measurements_are_stored_and_resumed_from_the_result_folder(tmp_path):
     assert np.array_equal(again.stats["gap"][:2_000], first.stats["gap"])
 
 
+def test_default_store_shares_chunks_and_trusts_only_runs_of_this_program(tmp_path):
+    """set_default_store (a report's figure workers): measure() without out reads the store; a run
+    created since `trusted_since` is read without the spot check, an older one is spot-checked."""
+    import time
+
+    from proofs_check.engine.measure import set_default_store
+
+    t0 = time.time()
+    try:
+        set_default_store(tmp_path, trusted_since=t0)
+        first = measure(EXP, 2_000, seed=2)                 # written to the store
+        assert (tmp_path / "experiments" / "test.coin.chunks.jsonl").exists()
+        clear_measurements()
+        CALLS["n"] = 0
+        again = measure(EXP, 2_000, seed=2)
+        assert CALLS["n"] == 0                              # read, not simulated again
+        assert np.array_equal(again.stats["gap"], first.stats["gap"])
+        clear_measurements()
+        set_default_store(tmp_path, trusted_since=time.time() + 10.0)   # the run predates the program
+        measure(EXP, 2_000, seed=2)
+        assert CALLS["n"] == 4                              # the spot check recomputed the 4 chunks
+        clear_measurements()
+        CALLS["n"] = 0
+        set_default_store(None)
+        measure(EXP, 2_000, seed=2)
+        assert CALLS["n"] == 4                              # memory only again
+    finally:
+        set_default_store(None)
+
+
 def test_measurements_are_identical_on_every_executor():
     a = measure(EXP, 3_000, seed=5, executor="serial")
     clear_measurements()
@@ -106,3 +136,19 @@ def test_the_fingerprint_sees_the_experiment():
     other = Experiment(id="test.coin", fn=functools.partial(coin_and_gap, 0.03), chunk_size=500)
     assert (_prob(experiment=EXP, reduce=events_of).fingerprint()
             != _prob(experiment=other, reduce=events_of).fingerprint())
+
+
+def test_a_failing_chunk_on_threads_reports_its_own_error_in_a_fresh_process():
+    """Regression: the threads executor's `except cf.process.BrokenProcessPool` looked up a
+    submodule nothing had imported, so in a fresh process a chunk's own error surfaced as
+    AttributeError: module 'concurrent.futures' has no attribute 'process'."""
+    import subprocess
+    import sys
+
+    code = ("import numpy as np\n"
+            "from proofs_check.engine import Experiment, measure\n"
+            "def bad(rng, n):\n    return {'x': np.zeros(n + 1)}\n"
+            "measure(Experiment(id='t.bad', fn=bad, chunk_size=10), 20, executor='threads', workers=2)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1
+    assert "first axis must be the 10 trials" in r.stderr and "has no attribute 'process'" not in r.stderr

@@ -255,16 +255,16 @@ def _verify_into(selected, out, *, executor, workers, scheduler, seed, alpha, qu
     return results
 
 
-def _figure_pool(executor, scheduler, workers, selected, names):
-    """A process pool for drawing figures beside the claims, or ``None`` (one core, an
-    executor/scheduler chosen explicitly, or claims or figures a fresh process would not
-    know — a user's own file, a test's — then everything runs here, in order)."""
+def _figure_pool(executor, scheduler, workers, selected, names, store, since):
+    """A process pool for drawing figures once the claims are decided, or ``None`` (one core,
+    an executor/scheduler chosen explicitly, or claims or figures a fresh process would not
+    know — a user's own file, a test's — then everything runs here, in order).  Its workers
+    measure through the report's chunk store ``store`` (:func:`_figure_worker_init`)."""
     import concurrent.futures as cf
     import multiprocessing as mp
 
     import paper_figs
 
-    from proofs_check.engine.across_claims import worker_init
     from proofs_check.engine.executors import default_workers
     from proofs_check.engine.registry import claim_modules, is_shipped
 
@@ -277,7 +277,18 @@ def _figure_pool(executor, scheduler, workers, selected, names):
             or not all(getattr(builders.get(nm), "__module__", None) in shipped_figures for nm in names)):
         return None
     return cf.ProcessPoolExecutor(max_workers=n, mp_context=mp.get_context("forkserver"),
-                                  initializer=worker_init)
+                                  initializer=_figure_worker_init, initargs=(str(store), since))
+
+
+def _figure_worker_init(store: str, since: float) -> None:
+    """A figure worker: the claim workers' set-up, and the report's chunk store as the default of
+    :func:`proofs_check.engine.measure` (the figures read the chunks the claims measured; runs
+    this report created are not spot-checked again, older ones are)."""
+    from proofs_check.engine.across_claims import worker_init
+    from proofs_check.engine.measure import set_default_store
+
+    worker_init()
+    set_default_store(store, trusted_since=since)
 
 
 def build_figures(names, outdir, *, quick: bool, seed: int, progress=None) -> list[str]:
@@ -312,30 +323,40 @@ def write_report(selected, out, *, seed: int = 0, alpha: float = 0.01, quick: bo
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
+    started = time.time()
     prov = collect_provenance(seed=seed, alpha=alpha, quick=quick)
     info = figure_info()
     names = sorted(info) if figures is None else list(figures)
     unknown = [n for n in names if n not in info]
     if unknown:
         raise ValueError(f"unknown figure name(s) {unknown}; known: {', '.join(sorted(info))}")
-    # With the default executor on several cores, the figures are drawn in worker
-    # processes while the claims run (each figure is seeded, so the files are the same).
-    pool, pending = _figure_pool(executor, scheduler, workers, selected, names), []
-    if pool is not None:
-        pending = [(n, pool.submit(build_figures, [n], out / "figures", quick=quick, seed=seed))
-                   for n in names]
+    # The figures are drawn after the claims, through the report's chunk store: an experiment
+    # that a claim measured is read, not measured again (issue 25; each figure is seeded, so the
+    # files are the same either way).  With the default executor on several cores they are drawn
+    # in worker processes.
     failures: list = []
+    results = _verify_into(selected, out, executor=executor, workers=workers, scheduler=scheduler,
+                           seed=seed, alpha=alpha, quick=quick, progress=progress, failures=failures)
+    store = out / "chunks"
+    pool = _figure_pool(executor, scheduler, workers, selected, names, store, started)
     try:
-        results = _verify_into(selected, out, executor=executor, workers=workers, scheduler=scheduler,
-                               seed=seed, alpha=alpha, quick=quick, progress=progress, failures=failures)
         if pool is None:
-            build_figures(names, out / "figures", quick=quick, seed=seed,
-                          progress=(lambda n: print(f"    figure  {n}", file=sys.stderr, flush=True))
-                          if progress else None)
-        for n, fut in pending:
-            fut.result()
-            if progress:
-                print(f"    figure  {n}", file=sys.stderr, flush=True)
+            from proofs_check.engine.measure import set_default_store
+
+            set_default_store(store, trusted_since=started)
+            try:
+                build_figures(names, out / "figures", quick=quick, seed=seed,
+                              progress=(lambda n: print(f"    figure  {n}", file=sys.stderr, flush=True))
+                              if progress else None)
+            finally:
+                set_default_store(None)
+        else:
+            pending = [(n, pool.submit(build_figures, [n], out / "figures", quick=quick, seed=seed))
+                       for n in names]
+            for n, fut in pending:
+                fut.result()
+                if progress:
+                    print(f"    figure  {n}", file=sys.stderr, flush=True)
     finally:
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
