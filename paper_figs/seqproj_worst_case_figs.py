@@ -1,14 +1,15 @@
 """Figures of the exact worst case of the sequential JL lemma (``docs/theory/seqproj.md#worst-case``).
 
-* ``seqproj_worst_case_ratio`` — ``M_theorem / M*_worst`` for the stored (ε, T) entries.
+* ``seqproj_worst_case_ratio`` — ``M_theorem / M*_worst`` over the bracket of every cell of
+  ``seqproj/worst_case_table.json`` (:mod:`seqproj.worst_case_table`).
 * ``seqproj_worst_case_gap`` — at M ∈ {32, 64, 128} (sphere, the setting ε = 0.5, T = 300): the
   hand-written adversaries' failure rates (95 % Clopper–Pearson), the DP optimum
   ``p*`` with its grid-error bar, and its policy replayed in the full simulator.
 * ``seqproj_worst_case_policy`` — the optimal policy: the ``x`` played at each
   (step t, ratio u) on the diagonal ``V_{t−1} = x_0² + c_x(t−1)``.
 
-The first two read ``seqproj/worst_case_results.json`` (stored DP runs with
-their seeds); the policy map runs the DP (quick: a coarser grid, T = 100).  The setting
+The first two read stored DP runs with their seeds (``seqproj/worst_case_table.json``,
+``seqproj/worst_case_results.json``); the policy map runs the DP (quick: a coarser grid, T = 100).  The setting
 (ε, δ, T) is the package's (:mod:`seqproj.experiments`).
 """
 from __future__ import annotations
@@ -21,64 +22,67 @@ from seqproj.experiments import DELTA, EPS, T as T_SETTING
 from seqproj.worst_case import worst_case_value
 
 from .registry import figure
-from .style import delta_line, new_figure, panel_letters
+from .style import delta_line, new_figure, number_text, panel_letters
 
 #: The dimension of the policy map (the middle dimension of the replay study).
 POLICY_M = 64
 
 
 @figure("seqproj_worst_case_ratio",
-        caption="Slack of the reconstructed theorem against the exact optimum: M_theorem / M*_worst "
-                f"(smallest M with p* ≤ δ = {DELTA} under the optimal predictable adversary, sphere "
-                "columns; coarse-grid bisection, so M*_worst is an upper estimate and the ratio a "
-                "lower bound), per (ε, T) computed, beside the constant design by the same DP. Black bars: the "
-                "range of the ratio given by the certified worst-case bracket M*_worst ∈ (M_lo, M_hi] where it "
-                "was computed; in bold the package's setting ε = 0.5, T = 300 (the headline: the theorem's M "
-                "is 8–10× the exact worst case). Under each pair: M_theorem / M*.",
+        caption="Slack of the reconstructed theorem against the exact optimum: M_theorem / M*_worst, where "
+                f"M*_worst is the smallest M with p* ≤ δ = {DELTA} under the optimal predictable adversary "
+                "(sphere columns). Each orange bar spans the ratio over the bracket M*_worst ∈ (M_lo, M_hi] "
+                "(M_lo from the replayed DP policy, exact 95 % Clopper–Pearson; M_hi from the DP's upper "
+                "estimate), for every cell of ε ∈ {0.5, 0.25, 0.1} × T ∈ {100, 300, 1000, 10⁴} "
+                "(python -m seqproj.worst_case_table); the number above it is the range. Blue: the constant "
+                "design x_t = 1 by the same DP, where computed. In bold the package's setting ε = 0.5, "
+                "T = 300. Under each cell: T and the bracket (M_lo, M_hi] of M*_worst.",
         claims=("seqproj.worst_case.M_star.*",), width="page")
 def ratio(*, quick, seed):
+    import json
+    from pathlib import Path
+
+    import seqproj
+
+    table = json.loads((Path(seqproj.__file__).parent / "worst_case_table.json").read_text())["cells"]
     res = results()
-    rows = sorted((r["eps"], r["T"], r["M_star"], r["M_theorem"])
-                  for k, r in res.items() if k.startswith("mstar_"))
-    fig, ax = new_figure(width="page")
-    if not rows:
-        raise ValueError("no M*_worst entries in seqproj/worst_case_results.json")
-    labels = [f"ε = {e:g}\nT = {T}\n{mt} / {ms}" for e, T, ms, mt in rows]
-    ratio_ = [mt / ms for _, _, ms, mt in rows]
-    const = [res.get(f"const_{e}_{T}", {}).get("M_star") for e, T, _, _ in rows]
-    brackets = {(b["eps"], b["T"]): (b.get("M_lo_claim"), b.get("M_hi"))
-                for b in res.get("bracket", {}).values()}
-    xs = np.arange(len(rows))
-    ax.bar(xs - 0.2, ratio_, width=0.4, color="C3", label="optimal adversary (DP)")
-    rc = [mt / c if c else np.nan for (_, _, _, mt), c in zip(rows, const)]
-    ax.bar(xs + 0.2, rc, width=0.4, color="C0", label="constant design (DP, x_t = 1)")
-    ranges = {}
-    for i, (e, T, ms, mt) in enumerate(rows):
-        lo_hi = brackets.get((e, T))
-        top = ratio_[i]
-        if lo_hi and None not in lo_hi:          # the M*_worst bracket (M_lo, M_hi] as a range of ratios
-            M_lo, M_hi = lo_hi
-            r_lo, r_hi = mt / M_hi, mt / M_lo
-            ranges[f"{e:g}_{T}"] = [r_lo, r_hi]
-            ax.plot([i - 0.2, i - 0.2], [r_lo, r_hi], color="k", lw=1.4, marker="_", ms=6, ls="-",
-                    zorder=3)
-            top = max(top, r_hi)
-            txt = f"{r_lo:.1f}–{r_hi:.1f}×"
-        else:
-            txt = f"{ratio_[i]:.1f}×"
-        headline = (e, T) == (EPS, T_SETTING)
-        ax.text(i - 0.03, top + 0.2, txt, ha="right", va="bottom", fontsize=7,
-                fontweight="bold" if headline else "normal")
-        if const[i]:                              # at the bar's foot: a label on top would meet its neighbour's
-            ax.text(i + 0.2, 0.3, f"{rc[i]:.1f}×", ha="center", va="bottom", fontsize=7, color="white")
-    ax.set_xticks(xs, labels)
-    ax.set_xlim(-0.7, len(rows) - 0.3)
+    cells = sorted(table.values(), key=lambda c: (-c["eps"], c["T"]))
+    if not cells:
+        raise ValueError("no cells in seqproj/worst_case_table.json")
+    fig, ax = new_figure(width="page", height=3.1)
+    xs, ranges, const, labels, groups = [], {}, {}, [], {}
+    x = 0.0
+    for k, c in enumerate(cells):
+        if k and c["eps"] != cells[k - 1]["eps"]:
+            x += 0.6                                   # a gap between the ε groups
+        e, T, mt, lo, hi = c["eps"], c["T"], c["M_theorem"], c["M_lo_95"], c["M_hi"]
+        r_lo, r_hi = mt / hi, mt / (lo + 1)            # M*_worst ∈ [M_lo + 1, M_hi]
+        ranges[f"{e:g}_{T}"] = [r_lo, r_hi]
+        groups.setdefault(e, []).append(x)
+        ax.bar(x - 0.18, r_hi - r_lo, bottom=r_lo, width=0.36, color="C3",
+               label="optimal adversary: M_theorem / M* over the bracket" if k == 0 else None)
+        cd = res.get(f"const_{e:g}_{T}", {}).get("M_star")
+        ax.text(x, max(r_hi, mt / cd if cd else 0.0) + 0.2, f"{r_lo:.1f}–\n{r_hi:.1f}×", ha="center",
+                va="bottom", fontsize=7, fontweight="bold" if (e, T) == (EPS, T_SETTING) else "normal")
+        if cd:
+            const[f"{e:g}_{T}"] = mt / cd
+            ax.bar(x + 0.18, mt / cd, width=0.36, color="C0",
+                   label="constant design x_t = 1 (DP)" if len(const) == 1 else None)
+            ax.text(x + 0.18, 0.3, f"{mt / cd:.1f}×", ha="center", va="bottom", fontsize=7,
+                    color="white", rotation=90)
+        xs.append(x)
+        labels.append(f"T = {number_text(T)}\n({lo},\n{hi}]")
+        x += 1.0
+    ax.set_xticks(xs, labels, fontsize=7)
+    ax.set_xlim(xs[0] - 0.7, xs[-1] + 0.7)
     ax.set_ylabel("theorem's M / worst-case M*")
-    ax.set_ylim(0, np.nanmax(ratio_ + rc + [v[1] for v in ranges.values()]) * 1.3)
-    ax.plot([], [], color="k", lw=1.4, marker="_", ms=6, ls="-",
-            label="range from the M* bracket (M_lo, M_hi]")
-    ax.legend(fontsize=7, loc="upper left", ncol=3)
-    return fig, {"rows": rows, "ratio_worst": ratio_, "ratio_constant": rc, "ratio_range_from_bracket": ranges}
+    top = max([v[1] for v in ranges.values()] + list(const.values()))
+    ax.set_ylim(0, top * 1.42)
+    for e, gx in groups.items():                      # the ε of each group, above it
+        ax.text(float(np.mean(gx)), top * 1.33, f"ε = {e:g}", ha="center", va="center", fontsize=8)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=2, frameon=False)
+    return fig, {"cells": [[c["eps"], c["T"], c["M_theorem"], c["M_lo_95"], c["M_hi"]] for c in cells],
+                 "ratio_range_from_bracket": ranges, "ratio_constant": const}
 
 
 @figure("seqproj_worst_case_gap",

@@ -37,11 +37,12 @@ def _theorem_vs_worst_case(r):
     if thm.verdict == "refuted":
         return {**v, "case": "refuted"}
     if lo.verdict == "holds" and hi.verdict == "holds":
-        return {**v, "ratio_lo": M_theorem / v["M_hi"], "ratio_hi": M_theorem / v["M_lo"]}
+        # M*_worst ∈ (M_lo, M_hi], i.e. M_lo + 1 ≤ M*_worst ≤ M_hi
+        return {**v, "ratio_lo": M_theorem / v["M_hi"], "ratio_hi": M_theorem / (v["M_lo"] + 1)}
     if hi.verdict == "holds":
         return {**v, "case": "upper_only", "ratio_lo": M_theorem / v["M_hi"]}
     if lo.verdict == "holds":
-        return {**v, "case": "lower_only", "ratio_hi": M_theorem / v["M_lo"]}
+        return {**v, "case": "lower_only", "ratio_hi": M_theorem / (v["M_lo"] + 1)}
     raise NotSettled(f"neither end of the worst-case bracket held: the replay's CP lower end at M = "
                      f"{v['M_lo']} is {lo.worst_rhs:.4g} ≤ δ and U({v['M_hi']}) = {hi.worst_lhs:.4g} > δ")
 
