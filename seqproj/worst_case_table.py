@@ -212,6 +212,8 @@ def mstar_cell(eps, T, *, delta=DELTA, n=N_REPLAY, journal=None, log=None) -> di
     _, eps, T, _, _, _ = check_problem(3, eps, T, "sphere", 1.0, 1.0)
     delta = check_real("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     n = check_int("n", n, lo=100, hi=10 ** 7)
+    if journal is not None and not isinstance(journal, (str, os.PathLike)):
+        raise TypeError(f"journal must be a file path or None, got {type(journal).__name__}")
     c = _Cell(eps, T, delta, n, None if journal is None else Path(journal), log or (lambda s: None))
     M_theorem = int(math.ceil(float(sequential_jl_min_dim(eps, delta, T))))
 
@@ -312,6 +314,13 @@ def main(argv=None) -> int:
             cells = tuple((float(e), int(t)) for e, t in (x.split(":") for x in ns.cells))
         except ValueError:
             ap.error(f"--cells takes EPS:T pairs such as 0.5:100, got {ns.cells}")
+    from .worst_case import check_problem
+
+    for e, t in cells:
+        try:
+            check_problem(3, e, t, "sphere", 1.0, 1.0)
+        except (TypeError, ValueError) as exc:
+            ap.error(f"--cells {e:g}:{t}: {exc}")
     if not 0.0 < ns.delta < 1.0:
         ap.error(f"--delta must lie in (0, 1), got {ns.delta}")
     if ns.workers < 1:

@@ -64,8 +64,18 @@ def test_resume_repeats_no_evaluation(cell, monkeypatch):
     assert len(calls) <= 4                             # only the cut evaluation is redone
 
 
+@pytest.mark.parametrize("kw, msg", [
+    (dict(eps="x"), "eps"), (dict(eps=1.5), "eps"), (dict(T=0), "T"), (dict(delta=2.0), "delta"),
+    (dict(n=5), "n must"), (dict(journal=123), "journal"),
+])
+def test_mstar_cell_refuses_bad_input_by_name(kw, msg):
+    with pytest.raises((ValueError, TypeError), match=msg):
+        wct.mstar_cell(**{"eps": 0.5, "T": 20, **kw})
+
+
 @pytest.mark.parametrize("argv, msg", [
-    (["--cells", "0.5-100"], "EPS:T"), (["--delta", "1.5"], "--delta"), (["--workers", "0"], "--workers"),
+    (["--cells", "0.5-100"], "EPS:T"), (["--cells", "1.5:100"], "eps must lie in (0, 1)"),
+    (["--cells", "0.5:0"], "T must be"), (["--delta", "1.5"], "--delta"), (["--workers", "0"], "--workers"),
 ])
 def test_cli_refuses_bad_arguments(argv, msg, capsys, tmp_path):
     with pytest.raises(SystemExit) as e:
