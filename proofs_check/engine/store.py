@@ -389,13 +389,14 @@ class ChunkStore:
                     f"result store {self.db_path} holds another run of {self.name}: {key} is "
                     f"{run.get(key)!r} there but {self.header.get(key)!r} here{why}")
 
-    def _new_run(self) -> int:
+    def _new_run(self, created: float | None = None) -> int:
+        """A new run row; ``created`` defaults to now (an imported file passes its own age)."""
         h = self.header
         cur = self._execute(
             "INSERT INTO runs (name, kind, fingerprint, seed, chunk_size, alpha, method, format, created) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (self.name, h.get("kind", ""), h["fingerprint"], _seed_to_db(h["seed"]), int(h["chunk_size"]),
-             h.get("alpha"), h.get("method"), FORMAT, time.time()))
+             h.get("alpha"), h.get("method"), FORMAT, time.time() if created is None else float(created)))
         return int(cur.lastrowid)
 
     def _load(self) -> None:
@@ -486,12 +487,19 @@ class ChunkStore:
             chunks[k] = stats
         h = {**self.header, **{k: head[k] for k in ("method",) if k in head}}
         self.header = h
-        run_id = self._new_run()
+        # the run is as old as the file: a stale export is never taken for this program's own run
+        # (measure.set_default_store's trusted_since)
+        try:
+            age = path.stat().st_mtime
+        except OSError:
+            age = 0.0
+        run_id = self._new_run(created=age)
         for k, stats in chunks.items():
             self._insert_chunk(run_id, int(k), stats)
         for e in evals:
             self._execute("INSERT INTO evals (run_id, record) VALUES (?, ?)", (run_id, json.dumps(e)))
-        return {"run_id": run_id, **{k: h.get(k) for k in ("kind", "method") + _IDENTITY}, "format": FORMAT}
+        return {"run_id": run_id, **{k: h.get(k) for k in ("kind", "method") + _IDENTITY}, "format": FORMAT,
+                "created": age}
 
     # -- database helpers ------------------------------------------------------
     def _execute(self, sql: str, params=()):

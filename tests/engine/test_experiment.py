@@ -99,6 +99,19 @@ def test_default_store_shares_chunks_and_trusts_only_runs_of_this_program(tmp_pa
         set_default_store(tmp_path, trusted_since=time.time() + 10.0)   # the run predates the program
         measure(EXP, 2_000, seed=2)
         assert CALLS["n"] == 4                              # the spot check recomputed the 4 chunks
+        # a stale export (no store beside it) imported during the program is as old as its file
+        import os
+        import sqlite3
+
+        os.utime(tmp_path / "experiments" / "test.coin.chunks.jsonl", (t0 - 3600, t0 - 3600))
+        (tmp_path / "theorycheck.sqlite").unlink()
+        clear_measurements()
+        CALLS["n"] = 0
+        set_default_store(tmp_path, trusted_since=t0)
+        measure(EXP, 2_000, seed=2)
+        assert CALLS["n"] == 4                              # imported, then spot-checked
+        with sqlite3.connect(tmp_path / "theorycheck.sqlite") as db:
+            assert db.execute("SELECT max(created) FROM runs").fetchone()[0] < t0
         clear_measurements()
         CALLS["n"] = 0
         set_default_store(None)
