@@ -20,6 +20,7 @@ from matplotlib.colors import LogNorm
 from seqproj.claims.worst_case import results
 from seqproj.experiments import DELTA, EPS, T as T_SETTING
 from seqproj.worst_case import worst_case_value
+from seqproj.worst_case_table import stored_table
 
 from .registry import figure
 from .style import delta_line, new_figure, number_text, panel_letters
@@ -39,12 +40,7 @@ POLICY_M = 64
                 "T = 300. Under each cell: T and the bracket (M_lo, M_hi] of M*_worst.",
         claims=("seqproj.worst_case.M_star.*",), width="page")
 def ratio(*, quick, seed):
-    import json
-    from pathlib import Path
-
-    import seqproj
-
-    table = json.loads((Path(seqproj.__file__).parent / "worst_case_table.json").read_text())["cells"]
+    table = stored_table()
     res = results()
     cells = sorted(table.values(), key=lambda c: (-c["eps"], c["T"]))
     if not cells:

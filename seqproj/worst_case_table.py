@@ -46,7 +46,7 @@ from pathlib import Path
 
 from proofs_check.engine import check_int, check_real, clopper_pearson
 
-__all__ = ["CELLS", "DELTA", "mstar_cell", "main"]
+__all__ = ["CELLS", "DELTA", "STORED", "mstar_cell", "stored_table", "main"]
 
 #: the table of issue 25: ε × T (δ = 0.05, sphere columns)
 CELLS = tuple((eps, T) for eps in (0.5, 0.25, 0.1) for T in (100, 300, 1000, 10_000))
@@ -65,21 +65,45 @@ def _z(alpha: float) -> float:
     return float(stats.norm.isf(alpha / 2))
 
 
+#: the numbers each kind of journal line carries
+_FIELDS = {"coarse": ("p_c", "seconds"), "upper": ("upper", "seconds"), "lower": ("k", "n", "rate", "seconds")}
+
+
+def _journal_entry(e, where: str) -> dict:
+    """One journal line's evaluation, checked: an edited journal is refused with its line named,
+    not met later as a traceback or a NaN inside the search."""
+    if not isinstance(e, dict) or e.get("kind") not in _FIELDS:
+        raise ValueError(f"{where}: not an evaluation of this table (kind must be one of {', '.join(_FIELDS)})")
+    M = e.get("M")
+    if not isinstance(M, int) or isinstance(M, bool) or M < 3:
+        raise ValueError(f"{where}: M must be an integer ≥ 3, got {M!r}")
+    for key in _FIELDS[e["kind"]]:
+        v = e.get(key)
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v):
+            raise ValueError(f"{where}: {key} must be a finite number, got {v!r}")
+    if e["kind"] == "lower" and not (isinstance(e["k"], int) and isinstance(e["n"], int) and 0 <= e["k"] <= e["n"]):
+        raise ValueError(f"{where}: k and n must be integers with 0 ≤ k ≤ n, got {e['k']!r}, {e['n']!r}")
+    return e
+
+
 class _Cell:
-    """The evaluations of one cell, cached and journalled (``path``: JSON lines, or ``None``)."""
+    """The evaluations of one cell, cached and journalled (``path``: JSON lines, or ``None``).  A
+    journalled replay of another size than ``n`` is not reused (it is run again at ``n``)."""
 
     def __init__(self, eps, T, delta, n, path, log):
         self.eps, self.T, self.delta, self.n, self.path, self.log = eps, T, delta, n, path, log
         self.coarse, self.upper, self.lower = {}, {}, {}
         if path is not None and path.exists():
-            for line in path.read_text().splitlines():
+            for i, line in enumerate(path.read_text().splitlines(), start=1):
                 if not line.strip():
                     continue
                 try:
                     e = json.loads(line)
                 except json.JSONDecodeError:            # a line cut by an interrupt: recomputed
                     continue
-                getattr(self, e["kind"])[int(e["M"])] = e
+                e = _journal_entry(e, f"journal {path}, line {i}")
+                if e["kind"] != "lower" or e["n"] == n:
+                    getattr(self, e["kind"])[e["M"]] = e
 
     def _record(self, kind, e):
         getattr(self, kind)[e["M"]] = e
@@ -160,20 +184,21 @@ def _coarse_level(c, level, a):
 
 def _boundary(P, predict, a=None, b=None):
     """Adjacent ``(a, b)`` with ``P(a)`` true and ``P(b)`` false, ``P`` true below a point and false
-    above it.  Up to :data:`MAX_PREDICTED` candidates come from ``predict(a, b)``; then bisection (or
-    geometric steps while an end is unknown).  ``a`` is ``2`` if ``P(3)`` is false."""
+    above it.  Up to :data:`MAX_PREDICTED` candidates come from ``predict(a, b)``; then (and whenever
+    it returns ``None``) bisection, or geometric steps while an end is unknown.  ``a`` is ``2`` if
+    ``P(3)`` is false."""
     from .limits import M_MAX
 
     tries = 0
     while a is None or b is None or b - a > 1:
-        if tries < MAX_PREDICTED:
-            m = predict(a, b)
-        elif a is not None and b is not None:
-            m = (a + b) // 2
-        elif a is None:
-            m = int(b / 1.25)
-        else:
-            m = math.ceil(a * 1.25)
+        m = predict(a, b) if tries < MAX_PREDICTED else None
+        if m is None:
+            if a is not None and b is not None:
+                m = (a + b) // 2
+            elif b is not None:
+                m = int(b / 1.25)
+            else:
+                m = 3 if a is None else math.ceil(a * 1.25)
         tries += 1
         lo_m = 3 if a is None else a + 1
         hi_m = M_MAX if b is None else b - 1
@@ -185,6 +210,14 @@ def _boundary(P, predict, a=None, b=None):
             if m == 3:
                 return 2, 3
     return a, b
+
+
+def _nearest(done, a, b):
+    """The evaluated ``M`` nearest to the middle of ``(a, b)`` (an unknown end counts as that ``M``
+    itself), or ``None`` if nothing is evaluated: the reference for a prediction."""
+    if not done:
+        return None
+    return min(sorted(done), key=lambda M: abs(M - ((M if a is None else a) + (M if b is None else b)) / 2))
 
 
 def _known_ends(known, a=None, b=None):
@@ -219,27 +252,17 @@ def mstar_cell(eps, T, *, delta=DELTA, n=N_REPLAY, journal=None, log=None) -> di
 
     # 1. the coarse crossing (resumed: from the largest M above δ and the smallest below it seen)
     a0, b0 = _known_ends({M: e["p_c"] > delta for M, e in c.coarse.items()})
-    M0 = M_theorem / 9
-    def predict_c(a, b):
-        if a is None and b is None:
-            return M0
-        if a is None:
-            return int(b / 1.25)
-        if b is None:
-            return math.ceil(a * 1.25)
-        return (a + b) // 2
-
-    a_c, M_c = _boundary(lambda M: c.p_c(M) > delta, predict_c, a=a0, b=b0)
+    a_c, M_c = _boundary(lambda M: c.p_c(M) > delta,                # the first guess M_theorem / 9
+                         lambda a, b: M_theorem / 9 if a is None and b is None else None, a=a0, b=b0)
 
     # 2. the upper end: P(M) = "U(M) > δ", free (and true) wherever p_c(M) > δ
     def above_U(M):
         return c.p_c(M) > delta or c.U(M) > delta
 
     def predict_U(a, b):
-        done = sorted(c.upper)
-        if not done:
+        ref = _nearest(c.upper, a, b)
+        if ref is None:
             return M_c
-        ref = min(done, key=lambda M: abs(M - ((a or M) + (b or M)) / 2))
         gap = c.upper[ref]["upper"] - c.p_c(ref)
         return _coarse_level(c, delta - gap, a if a is not None else M_c - 1)
 
@@ -252,8 +275,7 @@ def mstar_cell(eps, T, *, delta=DELTA, n=N_REPLAY, journal=None, log=None) -> di
         sd = math.sqrt(delta * (1 - delta) / n)
 
         def predict(a, b):
-            done = sorted(c.lower)
-            ref = min(done, key=lambda M: abs(M - ((a or M) + (b or M)) / 2)) if done else None
+            ref = _nearest(c.lower, a, b)
             r = c.lower[ref]["rate"] / max(c.p_c(ref), 1e-300) if ref is not None else 0.85
             level = (delta + z * sd) / max(r, 1e-12)
             start = max(2, (a if a is not None else int(M_c / 1.5)) - 1)
@@ -282,6 +304,16 @@ def mstar_cell(eps, T, *, delta=DELTA, n=N_REPLAY, journal=None, log=None) -> di
             "consistent": consistent,
             "n_evals": {k: len(getattr(c, k)) for k in ("coarse", "upper", "lower")},
             "seconds": round(secs, 1), "evals": dict(sorted(ev.items(), key=lambda kv: int(kv[0])))}
+
+
+#: the table computed for the theory page (``python -m seqproj.worst_case_table``, 2026-12-02)
+STORED = Path(__file__).with_name("worst_case_table.json")
+
+
+def stored_table() -> dict:
+    """The cells of :data:`STORED`, keyed ``"<ε>_<T>"`` (the figure ``seqproj_worst_case_ratio``
+    reads it; nothing is recomputed)."""
+    return json.loads(STORED.read_text(encoding="utf-8"))["cells"]
 
 
 def _run_cell(args):
@@ -346,7 +378,8 @@ def main(argv=None) -> int:
         return 130
     wall = time.perf_counter() - t0
     doc = {"about": "M*_worst ∈ (M_lo, M_hi] per cell (seqproj.worst_case_table; theory "
-                    "docs/theory/seqproj.md#worst-case-bracket); seconds = summed evaluation wall times, "
+                    "docs/theory/seqproj.md#worst-case-table); replays of n trials each, seed 5000 + M, "
+                    "exact Clopper–Pearson lower ends; seconds = summed evaluation wall times, "
                     "wall_s = this run's wall time per cell",
            "delta": ns.delta, "workers": ns.workers, "wall_s": round(wall, 1),
            "cells": {f"{c['eps']:g}_{c['T']}": c for c in table}}
@@ -357,6 +390,8 @@ def main(argv=None) -> int:
         print(f"{c['eps']:>5g} {c['T']:>6} {c['M_c']:>5} {'(' + str(c['M_lo_95']) + ', ' + str(c['M_hi']) + ']':>16} "
               f"{str(c['M_lo_99']):>7} {str(n['upper']) + '/' + str(n['lower']) + '/' + str(n['coarse']):>15} "
               f"{c['seconds']:>7.0f}")
+    print(f"M_lo: replays of the DP policy, {N_REPLAY} trials each (seed 5000 + M), exact Clopper–Pearson "
+          "lower end at 95 % / 99 %; M_hi: the DP's upper estimate U(M) ≤ δ (an estimate, not a bound)")
     print(f"{len(table)} cells in {wall:.0f} s wall on {ns.workers} worker(s); table in {out}")
     return 0
 

@@ -14,6 +14,7 @@ a generator.
 """
 from __future__ import annotations
 
+import os
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -74,8 +75,6 @@ def set_default_store(out, *, trusted_since: float | None = None) -> None:
     the caller's own program run — the same code — so the resume spot check (up to 14 chunks
     recomputed, :func:`.runner.spot_check`) is skipped for it; older runs are spot-checked as
     always."""
-    import os
-
     if out is not None and not isinstance(out, (str, os.PathLike)):
         raise TypeError(f"out must be a folder path or None, got {type(out).__name__}")
     if trusted_since is not None and (isinstance(trusted_since, bool)

@@ -94,3 +94,33 @@ def test_cli_writes_the_table(tmp_path):
     c = doc["cells"]["0.5_20"]
     assert c["M_lo_95"] < c["M_hi"] and "upper M=" in r.stderr and "(M_lo95, M_hi]" in r.stdout
     assert (tmp_path / "t.json.d" / "eps0.5_T20.jsonl").exists()
+
+
+@pytest.mark.parametrize("line, msg", [
+    ('{"kind": "other", "M": 5}', "kind must be one of"),
+    ('{"kind": "coarse", "M": 2.5, "p_c": 0.1, "seconds": 1}', "M must be an integer"),
+    ('{"kind": "coarse", "M": 10, "p_c": NaN, "seconds": 1}', "p_c must be a finite number"),
+    ('{"kind": "upper", "M": 10, "seconds": 1}', "upper must be a finite number"),
+    ('{"kind": "lower", "M": 10, "k": 7, "n": 5, "rate": 1.4, "seconds": 1}', "0 ≤ k ≤ n"),
+])
+def test_an_edited_journal_is_refused_by_line(tmp_path, line, msg):
+    path = tmp_path / "cell.jsonl"
+    path.write_text('{"kind": "coarse", "M": 12, "p_c": 0.3, "seconds": 0.1}\n' + line + "\n")
+    with pytest.raises(ValueError, match=f"line 2: .*{msg}"):
+        wct.mstar_cell(0.5, 20, delta=0.2, n=4000, journal=path)
+
+
+def test_a_journalled_replay_of_another_size_is_run_again(cell, tmp_path):
+    """The 4 000-trial replays of the fixture's journal are not reused at n = 2 000."""
+    res, path = cell
+    copy = tmp_path / "cell.jsonl"
+    copy.write_text(path.read_text())
+    small = wct.mstar_cell(0.5, 20, delta=0.2, n=2000, journal=copy)
+    assert small["n"] == 2000 and all(e["n"] == 2000 for e in small["evals"].values() if "k" in e)
+    assert small["M_hi"] == res["M_hi"]                  # the upper side does not depend on n
+
+
+def test_the_stored_table_is_the_figures_source():
+    cells = wct.stored_table()
+    assert set(cells) == {f"{e:g}_{T}" for e, T in wct.CELLS}
+    assert all(c["M_lo_95"] < c["M_hi"] and c["consistent"] for c in cells.values())
