@@ -36,6 +36,13 @@ Picklability is checked when a ``processes`` or ``dask`` executor is chosen
 
 :func:`reproduce` re-evaluates an inequality claim at a point (the
 counterexample's ``reproduce`` line); see ``docs/history/user_claims.md``.
+
+The domains (:class:`Box`, :class:`Simplex`, :class:`Domain`) and what a point of one is
+live in :mod:`proofs_check.domains` and are re-exported here.  A proved verdict is about the
+statement as declared: no float allowance unless one is declared (printed in the default
+statement), SymPy assumptions checked against the box, integer coordinates certified slice
+by slice, and an ``arb=`` twin proved only when it is the callables' function
+(:class:`CheckedCertifier`; issue 31).
 """
 from __future__ import annotations
 
@@ -44,14 +51,16 @@ import inspect
 import math
 import numbers
 import sys
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
 from .engine.claims import Claim
 from .engine.errors import ClaimDeclarationError, UserClaimsError
 from .engine.kinds import ComparisonClaim, IdentityClaim, InequalityClaim, ProbabilityClaim, ScalingClaim
-from .engine.shrink import point_from_names
+from .domains import (UNBOUNDED_DECADES, Box, CheckedCertifier, Domain, Simplex,  # noqa: F401 (re-exported)
+                      _domain_describe, _domain_project, _domain_sample, _domain_simplify, check_assumptions,
+                      check_in_domain, engine_certifier, integer_names)
 from .engine.validate import shown
 
 __all__ = ["ClaimDeclarationError", "Domain", "Box", "Simplex", "probability", "inequality", "identity",
@@ -145,289 +154,7 @@ def _calling_hint(domain) -> str:
 
 
 # ---------------------------------------------------------------------------
-# Domains
-
-
-class Domain:
-    """A domain of an inequality or identity: named coordinates and a sampler.
-
-    ``sample(rng) -> θ`` draws a flat float vector of ``len(names)``
-    coordinates; ``names`` name them (``"x"`` or ``"p[2]"``); ``default`` is
-    the point shrinking moves coordinates to (a counterexample's
-    "non-default" coordinates are the ones that matter); ``project(θ) -> θ``
-    maps a perturbed point back into the domain; ``blocks`` groups
-    coordinates into the named arguments of ``lhs``/``rhs`` (a scalar block
-    passes a float, a vector block an array).  :class:`Box` and
-    :class:`Simplex` are the common cases.
-    """
-
-    def __init__(self, sample: Callable[[np.random.Generator], Any], names: Sequence[str], *,
-                 default: Sequence[float] | None = None, project: Callable | None = None,
-                 blocks: Mapping[str, Sequence[int] | int] | None = None):
-        if not callable(sample):
-            raise TypeError(f"sample must be a function rng -> point, got {shown(sample)}")
-        if isinstance(names, str) or not isinstance(names, Sequence) or not names \
-                or not all(isinstance(n, str) and n for n in names):
-            raise TypeError(f"names must be a non-empty sequence of coordinate names, got {shown(names)}")
-        if len(set(names)) != len(names):
-            raise ValueError(f"names must be distinct, got {list(names)}")
-        self._sample = sample
-        self.names = tuple(names)
-        d = np.zeros(len(names)) if default is None else np.asarray(default, dtype=float).ravel()
-        if d.shape != (len(names),) or not np.all(np.isfinite(d)):
-            raise ValueError(f"default must be {len(names)} finite numbers (one per coordinate), got {shown(default)}")
-        self.default = d
-        if project is not None and not callable(project):
-            raise TypeError(f"project must be a function θ -> θ or None, got {shown(project)}")
-        self._project = project
-        if blocks is None:
-            blocks = {n: i for i, n in enumerate(self.names)}
-        self.blocks = {str(k): (int(v) if isinstance(v, numbers.Integral) else tuple(int(i) for i in v))
-                       for k, v in blocks.items()}
-
-    @property
-    def size(self) -> int:
-        return len(self.names)
-
-    def sample(self, rng) -> np.ndarray:
-        return np.asarray(self._sample(rng), dtype=float).ravel()
-
-    def project(self, theta) -> np.ndarray:
-        theta = np.asarray(theta, dtype=float).ravel()
-        return theta if self._project is None else np.asarray(self._project(theta), dtype=float).ravel()
-
-    def unpack(self, theta) -> dict:
-        """The named arguments of ``lhs``/``rhs`` at ``θ``."""
-        theta = np.asarray(theta, dtype=float).ravel()
-        return {k: (float(theta[v]) if isinstance(v, int) else theta[list(v)].copy())
-                for k, v in self.blocks.items()}
-
-    def describe(self, theta) -> dict:
-        """``{coordinate name: value}`` — how a point is printed."""
-        theta = np.asarray(theta, dtype=float).ravel()
-        return {n: float(v) for n, v in zip(self.names, theta)}
-
-    def simplify(self, theta) -> Iterable[np.ndarray]:
-        """Domain-specific simpler points (e.g. of smaller dimension); none by default."""
-        return ()
-
-    def parse_point(self, point) -> np.ndarray:
-        """A full θ from a list of all coordinates or a ``{name: value}`` dict
-        (unnamed coordinates take their default)."""
-        if isinstance(point, Mapping):
-            return point_from_names(point, self.names, self.default)
-        theta = np.asarray(point, dtype=float).ravel()
-        if theta.shape != (self.size,):
-            raise ValueError(f"point must have {self.size} coordinates, got {theta.size}")
-        return theta
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({', '.join(self.names[:6])}{', …' if self.size > 6 else ''})"
-
-
-#: Decades spanned by the log-uniform half of an unbounded coordinate's offsets
-#: (:meth:`Box.offsets`): ``10^v``, ``v`` uniform on this interval.
-UNBOUNDED_DECADES = (-8.0, 8.0)
-
-
-def _no_sampler(rng):
-    """Placeholder sampler of :class:`Box` and :class:`Simplex`, which override ``sample``;
-    never called."""
-    raise NotImplementedError("Box and Simplex draw points in their own sample method")
-
-
-class Box(Domain):
-    """A box of named coordinates, sampled uniformly.
-
-    ``Box(a=(0, 1), b=(-2, 2))`` has two scalar coordinates; ``Box(x=(-1, 1, 10))``
-    a vector block ``x`` of 10 coordinates (passed to ``lhs``/``rhs`` as an
-    array; printed as ``x[0]`` … ``x[9]``).  ``default`` (a number per block,
-    or a dict) is where shrinking moves a coordinate: 0 when the range
-    contains it, else the range's finite end nearest to 0.  ``integer`` names
-    blocks whose values are rounded to integers.
-
-    **Unbounded ranges.**  An end may be infinite: ``Box(x=(0, np.inf))`` is the
-    half-line ``x ≥ 0``, ``(-np.inf, 1)`` the half-line ``x ≤ 1`` and
-    ``(-np.inf, np.inf)`` the real line — "for all x ≥ 0" needs no arbitrary cap.
-    Uniform sampling is impossible there, so such a coordinate is sampled as its
-    finite end ``a`` plus (or minus) a scale-free offset ``t``
-    (:meth:`offsets`): with probability ½ ``t = 10^v``, ``v`` uniform on
-    :data:`UNBOUNDED_DECADES` (every scale from 1e-8 to 1e8 equally often), else
-    ``t ~ Exponential(1)`` (the unit scale, densely); on the real line ``±t``
-    with a random sign.  The local search then climbs from those points as on a
-    bounded range.  What this does *not* give: points beyond ``1e8`` from the
-    finite end are rarely drawn (a violation only at larger ``x`` may be
-    missed: shift or rescale the coordinate), and a "holds" verdict on an
-    unbounded range is always a search, never a proof — the ball-arithmetic
-    certifier needs a bounded box, so SymPy sides on such a Box are searched and
-    not certified (``docs/theory/engine.md#unbounded``, §4).
-    """
-
-    def __init__(self, *, default: Mapping[str, float] | None = None, integer: Sequence[str] = (), **coords):
-        if not coords:
-            raise ValueError("Box needs at least one coordinate, e.g. Box(x=(0, 1))")
-        names, blocks, lo, hi, dflt = [], {}, [], [], []
-        default = dict(default or {})
-        integer = tuple(integer)
-        for k in integer:
-            if k not in coords:
-                raise ValueError(f"integer names {k!r}, which is not a coordinate of the Box ({list(coords)})")
-        for k in default:
-            if k not in coords:
-                raise ValueError(f"default names {k!r}, which is not a coordinate of the Box ({list(coords)})")
-        for name, spec in coords.items():
-            if not isinstance(spec, (tuple, list)) or len(spec) not in (2, 3):
-                raise TypeError(f"coordinate {name} must be (lo, hi) or (lo, hi, size), got {shown(spec)}")
-            a, b = float(spec[0]), float(spec[1])
-            if math.isnan(a) or math.isnan(b) or not a < b or a == math.inf or b == -math.inf:
-                raise ValueError(f"coordinate {name}: need lo < hi (an end may be infinite, e.g. (0, np.inf) "
-                                 f"for x ≥ 0), got {shown(spec)}")
-            size = None if len(spec) == 2 else int(spec[2])
-            if size is not None and size < 1:
-                raise ValueError(f"coordinate {name}: size must be ≥ 1, got {spec[2]!r}")
-            d = float(default.get(name, 0.0 if a <= 0.0 <= b else a if math.isfinite(a) else b))
-            if not math.isfinite(d):
-                raise ValueError(f"coordinate {name}: default must be finite, got {d}")
-            if not a <= d <= b:
-                raise ValueError(f"coordinate {name}: default {d} lies outside [{a}, {b}]")
-            start = len(names)
-            if size is None:
-                names.append(name)
-                blocks[name] = start
-            else:
-                names += [f"{name}[{i}]" for i in range(size)]
-                blocks[name] = tuple(range(start, start + size))
-            n = 1 if size is None else size
-            lo += [a] * n
-            hi += [b] * n
-            dflt += [d] * n
-        self.lo, self.hi = np.array(lo), np.array(hi)
-        self.integer_mask = np.array([any(n == k or n.startswith(k + "[") for k in integer) for n in names],
-                                     dtype=bool)
-        super().__init__(_no_sampler, names, default=dflt, blocks=blocks)
-
-    @property
-    def bounded(self) -> bool:
-        """Whether every range is finite (a closed bounded box)."""
-        return bool(np.all(np.isfinite(self.lo)) and np.all(np.isfinite(self.hi)))
-
-    @staticmethod
-    def offsets(rng, n: int) -> np.ndarray:
-        """``n`` scale-free offsets ``t > 0`` for unbounded ranges: ``10^v`` with ``v``
-        uniform on :data:`UNBOUNDED_DECADES` or ``Exponential(1)``, half and half."""
-        v = 10.0 ** rng.uniform(*UNBOUNDED_DECADES, size=n)
-        e = rng.exponential(1.0, size=n)
-        return np.where(rng.random(n) < 0.5, v, e)
-
-    def sample(self, rng) -> np.ndarray:
-        if self.bounded:
-            return self.project(rng.uniform(self.lo, self.hi))
-        lo_ok, hi_ok = np.isfinite(self.lo), np.isfinite(self.hi)
-        both = lo_ok & hi_ok
-        x = np.empty(self.lo.shape)
-        x[both] = rng.uniform(self.lo[both], self.hi[both])
-        t = self.offsets(rng, x.size)
-        up, down, line = lo_ok & ~hi_ok, ~lo_ok & hi_ok, ~lo_ok & ~hi_ok
-        x[up] = self.lo[up] + t[up]
-        x[down] = self.hi[down] - t[down]
-        x[line] = np.where(rng.random(x.size) < 0.5, -1.0, 1.0)[line] * t[line]
-        return self.project(x)
-
-    def project(self, theta) -> np.ndarray:
-        theta = np.clip(np.asarray(theta, dtype=float).ravel(), self.lo, self.hi)
-        if self.integer_mask.any():
-            theta[self.integer_mask] = np.clip(np.round(theta[self.integer_mask]),
-                                               np.ceil(self.lo[self.integer_mask]),
-                                               np.floor(self.hi[self.integer_mask]))
-        return theta
-
-
-class Simplex(Domain):
-    """``count`` probability vectors of dimension ``k`` (e.g. ``(p, q)`` for a
-    divergence inequality), each entry ≥ ``min_prob``.
-
-    Sampled from the flat Dirichlet mixed with sparse and near-one-hot draws;
-    the default point is the uniform distribution; shrinking may remove an
-    outcome (set it to ``min_prob`` in every vector and renormalise — a
-    smaller dimension).
-    """
-
-    def __init__(self, k: int, *, names: Sequence[str] = ("p",), min_prob: float = 0.0):
-        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 2 <= k <= 10_000:
-            raise ValueError(f"k must be an integer in [2, 10000], got {shown(k)}")
-        if isinstance(names, str):
-            names = (names,)
-        if (not isinstance(names, (tuple, list)) or not names
-                or not all(isinstance(n, str) and n for n in names) or len(set(names)) != len(names)):
-            raise TypeError(f"names must be a string or a non-empty sequence of distinct non-empty strings, "
-                            f"got {shown(names)}")
-        if isinstance(min_prob, bool) or not isinstance(min_prob, numbers.Real):
-            raise TypeError(f"min_prob must be a real number in [0, 1/k), got {shown(min_prob)}")
-        min_prob = float(min_prob)
-        if not 0.0 <= min_prob < 1.0 / k:
-            raise ValueError(f"min_prob must lie in [0, 1/k) = [0, {1.0 / k:g}), got {min_prob}")
-        self.k, self.count, self.min_prob = int(k), len(names), min_prob
-        flat = [f"{n}[{i}]" for n in names for i in range(k)]
-        blocks = {n: tuple(range(j * k, (j + 1) * k)) for j, n in enumerate(names)}
-        super().__init__(_no_sampler, flat, default=np.full(len(flat), 1.0 / k), blocks=blocks)
-
-    def sample(self, rng) -> np.ndarray:
-        alpha = [1.0, 0.3, 0.05][int(rng.integers(3))]
-        return self.project(rng.dirichlet(np.full(self.k, alpha), size=self.count).ravel())
-
-    def project(self, theta) -> np.ndarray:
-        t = np.abs(np.asarray(theta, dtype=float).reshape(self.count, self.k))
-        if np.all(np.abs(t.sum(axis=1) - 1.0) <= 1e-12) and t.min() >= self.min_prob:
-            return t.ravel()                          # already in the simplex: keep its digits
-        t = t / np.maximum(t.sum(axis=1, keepdims=True), np.finfo(float).tiny)
-        t = self.min_prob + (1.0 - self.k * self.min_prob) * t
-        return (t / t.sum(axis=1, keepdims=True)).ravel()
-
-    def simplify(self, theta):
-        """Simpler points: a vector reset to uniform; a vector rounded to 1, 2 or 3
-        decimals (its largest entry takes the remainder); an outcome removed."""
-        t = np.asarray(theta, dtype=float).reshape(self.count, self.k)
-        for v in range(self.count):
-            if not np.all(t[v] == 1.0 / self.k):
-                s = t.copy()
-                s[v] = 1.0 / self.k
-                yield s.ravel()
-        for v in range(self.count):
-            for d in (1, 2, 3):
-                r = np.maximum(np.round(t[v], d), self.min_prob)
-                i = int(np.argmax(r))
-                r[i] = round(1.0 - (r.sum() - r[i]), 12)       # 0.6, not 0.6000000000000001
-                if r[i] >= self.min_prob and not np.array_equal(r, t[v]):
-                    s = t.copy()
-                    s[v] = r
-                    yield s.ravel()
-        for j in range(self.k):
-            if np.all(t[:, j] <= self.min_prob):
-                continue
-            s = t.copy()
-            s[:, j] = 0.0
-            if np.all(s.sum(axis=1) > 0):
-                yield self.project(s.ravel())
-
-
-# ---------------------------------------------------------------------------
 # the functions the engine calls (module level: picklable)
-
-
-def _domain_sample(domain, rng):
-    return domain.sample(rng)
-
-
-def _domain_project(domain, theta):
-    return domain.project(theta)
-
-
-def _domain_describe(domain, theta):
-    return domain.describe(theta)
-
-
-def _domain_simplify(domain, theta):
-    return list(domain.simplify(theta))
 
 
 def _side(value, cid, name, theta_desc) -> float:
@@ -493,10 +220,31 @@ def _identity_cases_mp(domain, lhs_mp, rhs_mp, rng, n):
     return ls, rs
 
 
-def _sympy_sides(cid, domain, lhs, rhs, lhs_mp, rhs_mp):
+class _Terms:
+    """One identity side given as a SymPy sum, evaluated term by term: ``(**coords) ->
+    tuple`` of the terms' values (float64 or mpmath, by the evaluators it holds).  The
+    identity kind sums them (``math.fsum``/``mpmath.fsum``) and scales the error by the
+    largest ``|term|`` (``tol_mode="terms"``), so the tolerance of an identity written
+    ``f = 0`` is measured against the magnitude of what cancels, not against the
+    rounding residual of ``0`` (issue 31, N2)."""
+
+    def __init__(self, evaluators):
+        self.evaluators = tuple(evaluators)
+
+    def __call__(self, **kw):
+        return tuple(e(**kw) for e in self.evaluators)
+
+    def __repr__(self) -> str:
+        return " + ".join(repr(e) for e in self.evaluators)
+
+
+def _sympy_sides(cid, domain, lhs, rhs, lhs_mp, rhs_mp, *, terms: bool = False):
     """Sides given as SymPy expressions in the coordinate names → float64 and mpmath
     evaluators (:mod:`proofs_check.engine.expr`: ``lambdify`` to numpy and to mpmath),
-    so the high-precision twin is derived, not hand-written."""
+    so the high-precision twin is derived, not hand-written.  Every free symbol's SymPy
+    assumptions are checked against the domain first (:func:`.domains.check_assumptions`).
+    With ``terms`` (an identity in ``tol_mode="terms"``) a side that is a sum is evaluated
+    term by term (:class:`_Terms`)."""
     from .engine.expr import FloatEvaluator, MpEvaluator, as_expr, free_names
 
     names = tuple(domain.blocks)
@@ -513,13 +261,22 @@ def _sympy_sides(cid, domain, lhs, rhs, lhs_mp, rhs_mp):
         if unknown:
             raise ValueError(f"claim {cid!r}: {name} uses {sorted(unknown)}, which are not coordinates of the "
                              f"domain ({list(names)})")
+        check_assumptions(cid, domain, [expr], f"the {name}")
+        if terms and expr.is_Add:
+            parts = expr.args
+            out.append((_Terms(FloatEvaluator([t], names) for t in parts),
+                        mp_side if mp_side is not None else _Terms(MpEvaluator([t], names) for t in parts)))
+            continue
         out.append((FloatEvaluator([expr], names), mp_side if mp_side is not None else MpEvaluator([expr], names)))
     return out[0][0], out[1][0], out[0][1], out[1][1]
 
 
-def _certifier(cid, domain, exprs, atol, rtol, certify, explicit=True):
+def _certifier(cid, domain, exprs, atol, rtol, certify, explicit=True, *, sides=None, mp=None):
     """The ball-arithmetic certifier of an inequality with SymPy sides ``exprs`` on a
-    :class:`Box` (:class:`proofs_check.engine.certify.Certifier`), or ``None``."""
+    :class:`Box` (:class:`CheckedCertifier` around :class:`proofs_check.engine.certify.Certifier`),
+    or ``None``.  ``atol``/``rtol`` are the *declared* allowance (0 unless the claim declares
+    one: the proof is of ``lhs ≤ rhs + atol + rtol·|rhs|``); ``sides`` the float callables when
+    ``exprs`` is their ``arb=`` twin."""
     if exprs is None or certify is False:
         return None
     if not (isinstance(exprs, (tuple, list)) and len(exprs) == 2):
@@ -538,16 +295,30 @@ def _certifier(cid, domain, exprs, atol, rtol, certify, explicit=True):
                              + (" with an infinite range (a half-line is searched, never proved)" if unbounded
                                 else "") + "; pass certify=False to search only")
         return None                     # SymPy sides on another domain: searched, not certified
-    from .engine.certify import Certifier
     from .engine.expr import as_expr, free_names
 
-    sides = [as_expr(e, side) for e, side in zip(exprs, ("lhs", "rhs"))]
-    unknown = set().union(*(free_names(e) for e in sides)) - set(domain.names)
+    sides_ = [as_expr(e, side) for e, side in zip(exprs, ("lhs", "rhs"))]
+    unknown = set().union(*(free_names(e) for e in sides_)) - set(domain.names)
     if unknown:
         raise ValueError(f"claim {cid!r}: the sides use {sorted(unknown)}, which are not coordinates of the "
                          f"domain ({list(domain.names)})")
-    return Certifier("<=", sides[0], sides[1], domain.names, [float(v) for v in domain.lo],
-                     [float(v) for v in domain.hi], atol=atol, rtol=rtol, **budget)
+    check_assumptions(cid, domain, sides_, "the arb= sides" if sides is not None else "the sides")
+    inner = engine_certifier("<=", domain, sides_[0], sides_[1], atol=atol, rtol=rtol, **budget)
+    if inner is None:
+        return None
+    return CheckedCertifier(inner, domain, sides=sides, twin=None if sides is None else sides_, mp=mp,
+                            atol=atol, rtol=rtol)
+
+
+#: The float64 search's relative allowance of an inequality that declares no ``rtol``
+#: (rounding of the two sides; never part of a proof).
+SEARCH_RTOL = 1e-9
+
+
+def _allowance_text(atol: float, rtol: float) -> str:
+    """`` + atol + rtol·|rhs|`` as printed in a statement (the declared allowance; empty
+    when there is none)."""
+    return (f" + {atol:g}" if atol else "") + (f" + {rtol:g}·|rhs|" if rtol else "")
 
 
 def _is_sympy(x) -> bool:
@@ -726,7 +497,7 @@ def probability(id: str, events: Callable | None = None, *, delta: float, statem
 
 def inequality(id: str, lhs: Callable | None = None, rhs: Callable | None = None, *, domain: Domain,
                lhs_mp: Callable | None = None, rhs_mp: Callable | None = None, atol: float = 0.0,
-               rtol: float = 1e-9, statement: str | None = None, source: Any = None, label: str = "OPEN",
+               rtol: float | None = None, statement: str | None = None, source: Any = None, label: str = "OPEN",
                role: str = "statement", expected: str | None = None, params: Mapping | None = None,
                budget: int | None = None, quick_budget: int | None = None, chunk_size: int | None = None,
                step: float = 0.3, notes: str = "", version: int = 1, register: bool = True,
@@ -736,8 +507,12 @@ def inequality(id: str, lhs: Callable | None = None, rhs: Callable | None = None
 
     ``lhs`` and ``rhs`` take the domain's coordinates as keyword arguments
     (``Box(a=..., b=...)`` → ``lhs(a, b)``; ``Simplex(3, names=("p", "q"))`` →
-    ``lhs(p, q)`` with arrays) and return one real number each.  A point
-    violates the claim when ``lhs − rhs > atol + rtol·|rhs|``.  ``lhs_mp``/
+    ``lhs(p, q)`` with arrays) and return one real number each.  The search
+    counts a point as a violation when ``lhs − rhs > atol + rtol·|rhs|``, the
+    allowance for float64 rounding: ``rtol`` not given is :data:`SEARCH_RTOL`
+    in the float64 search and **0 in a proof**; an ``atol``/``rtol`` you pass is
+    part of the statement — the certifier proves ``lhs ≤ rhs + atol + rtol·|rhs|``
+    and the default statement prints it.  ``lhs_mp``/
     ``rhs_mp`` (same arguments, as ``mpmath`` numbers) re-check every float64
     violation at 50 digits: a confirmed counterexample has guarantee
     ``"exact"``.  A confirmed counterexample is shrunk toward the domain's
@@ -748,16 +523,30 @@ def inequality(id: str, lhs: Callable | None = None, rhs: Callable | None = None
     the float64 and mpmath evaluators are derived from them, and on a :class:`Box` a
     "holds" search is followed by a branch-and-bound in ball arithmetic
     (:mod:`proofs_check.engine.certify`) that upgrades it to guarantee ``"proved"``
-    (``lhs ≤ rhs + atol + rtol·|rhs|`` everywhere on the box), refutes it with a
-    certified counterexample, or reports the uncertified region.  With callables,
-    ``arb=(lhs_expr, rhs_expr)`` gives the same sides as SymPy expressions for the
-    certifier.  ``certify=False`` skips it; a dict sets its budget
-    (``{"max_boxes": 40000, "max_seconds": 10}``).
+    (``lhs ≤ rhs`` everywhere on the box, plus the allowance only when you declared
+    one), refutes it with a certified counterexample of the domain (integer coordinates
+    slice by slice), or reports the uncertified region.  A symbol with SymPy assumptions
+    the box does not imply (``positive=True`` on a range reaching 0) is refused
+    (:func:`.domains.check_assumptions`).  With callables, ``arb=(lhs_expr, rhs_expr)``
+    gives the same sides as SymPy expressions for the certifier; it is proved only when the
+    twin agrees with the callables at the points :class:`CheckedCertifier` checks
+    (including the search's worst point), else searched with a warning.
+    ``certify=False`` skips it; a dict sets its budget (``{"max_boxes": 40000,
+    "max_seconds": 10}``).
     """
     cid = _check_id(id)
     if not isinstance(domain, Domain):
         raise TypeError(f"claim {cid!r}: domain must be a Box, a Simplex or a Domain, got {shown(domain)}")
+    for name, v in (("atol", atol), ("rtol", rtol)):
+        if v is None and name == "rtol":
+            continue
+        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not 0.0 <= float(v) < math.inf:
+            raise ValueError(f"claim {cid!r}: {name} must be a finite number ≥ 0 (the declared allowance), "
+                             f"got {shown(v)}")
+    search_rtol = SEARCH_RTOL if rtol is None else float(rtol)
+    proof_atol, proof_rtol = float(atol), 0.0 if rtol is None else float(rtol)
     exprs = (lhs, rhs) if (_is_sympy(lhs) or _is_sympy(rhs)) else arb
+    twin = arb is not None and exprs is arb
     if _is_sympy(lhs) or _is_sympy(rhs):
         if arb is not None:
             raise ValueError(f"claim {cid!r}: arb= is for callable sides; SymPy sides are certified as they are")
@@ -765,10 +554,6 @@ def inequality(id: str, lhs: Callable | None = None, rhs: Callable | None = None
         lhs, rhs, lhs_mp, rhs_mp = _sympy_sides(cid, domain, lhs, rhs, lhs_mp, rhs_mp)
         lhs.__name__, rhs.__name__ = text
         lhs.__module__ = rhs.__module__ = _caller_module(2)      # "declared in" names the user's module
-    certifier = _certifier(cid, domain, exprs, atol, rtol, certify, explicit=arb is not None or certify is not True)
-    if certifier is None and exprs is not None and certify is not False:
-        notes = (notes + " " if notes else "") + ("not certified in ball arithmetic: only a closed bounded "
-                                                   "Box of scalar coordinates can be proved")
     _check_callable(cid, "lhs", lhs, "lhs(**coordinates) -> float")
     _check_callable(cid, "rhs", rhs, "rhs(**coordinates) -> float")
     if (lhs_mp is None) != (rhs_mp is None):
@@ -776,12 +561,21 @@ def inequality(id: str, lhs: Callable | None = None, rhs: Callable | None = None
     if lhs_mp is not None:
         _check_callable(cid, "lhs_mp", lhs_mp, "lhs_mp(**coordinates as mpmath numbers)")
         _check_callable(cid, "rhs_mp", rhs_mp, "rhs_mp(**coordinates as mpmath numbers)")
-    kw = _common(cid, statement or f"{_fname(lhs)} ≤ {_fname(rhs)} on {domain!r}", source,
-                 lhs if _positional_arity(lhs) == _KEYWORDS else None, label=label,
-                 role=role, expected=expected, params=params, notes=notes, version=version)
+    source_fn = lhs if _positional_arity(lhs) == _KEYWORDS else None
+    names = (_fname(lhs), _fname(rhs))
     lhs, rhs = _as_side(cid, "lhs", lhs, domain), _as_side(cid, "rhs", rhs, domain)   # np.log1p as a side
     if lhs_mp is not None:
         lhs_mp, rhs_mp = _as_side(cid, "lhs_mp", lhs_mp, domain), _as_side(cid, "rhs_mp", rhs_mp, domain)
+    certifier = _certifier(cid, domain, exprs, proof_atol, proof_rtol, certify,
+                           explicit=arb is not None or certify is not True,
+                           sides=(lhs, rhs) if twin else None, mp=(lhs_mp, rhs_mp) if twin and lhs_mp else None)
+    if certifier is None and exprs is not None and certify is not False:
+        why = ("the certifier cannot take the integer coordinates " + ", ".join(integer_names(domain))
+               if integer_names(domain) else "only a closed bounded Box of scalar coordinates can be proved")
+        notes = (notes + " " if notes else "") + f"not certified in ball arithmetic: {why}"
+    kw = _common(cid, statement or f"{names[0]} ≤ {names[1]}{_allowance_text(proof_atol, proof_rtol)} on {domain!r}",
+                 source, source_fn, label=label,
+                 role=role, expected=expected, params=params, notes=notes, version=version)
     claim = InequalityClaim(
         **_budgets(kw, budget, quick_budget, chunk_size),
         sample=functools.partial(_domain_sample, domain),
@@ -792,7 +586,7 @@ def inequality(id: str, lhs: Callable | None = None, rhs: Callable | None = None
         default_point=tuple(float(v) for v in domain.default),
         coordinates=domain.names,
         simplify=functools.partial(_domain_simplify, domain),
-        atol=atol, rtol=rtol, step=step, certifier=certifier)
+        atol=proof_atol, rtol=search_rtol, step=step, certifier=certifier)
 
     def probe_fn():
         rng = _probe_rng()
@@ -844,19 +638,25 @@ def identity(id: str, lhs: Callable, rhs: Callable, *, domain: Domain, tol: floa
     disagreement is confirmed there, holds when it is a rounding artefact,
     and is inconclusive ("float64 only") without them.  Sides given as SymPy
     expressions in the coordinate names get both evaluators automatically
-    (:mod:`proofs_check.engine.expr`)."""
+    (:mod:`proofs_check.engine.expr`); in ``tol_mode="terms"`` a side that is a sum
+    is evaluated term by term (:class:`_Terms`), so ``sin(x)**2 + cos(x)**2 - 1 = 0`` is
+    measured against its terms' magnitude 1, not against the rounding residual of 0.
+    On a bounded :class:`Box` such a claim is also certified (symbolically, then in ball
+    arithmetic), and the certification is tried before a refutation is returned
+    (:meth:`~proofs_check.engine.IdentityClaim.finish`).  Symbols whose SymPy assumptions
+    the box does not imply are refused (:func:`.domains.check_assumptions`)."""
     cid = _check_id(id)
     if not isinstance(domain, Domain):
         raise TypeError(f"claim {cid!r}: domain must be a Box, a Simplex or a Domain, got {shown(domain)}")
     names = [str(f) if _is_sympy(f) else _fname(f) for f in (lhs, rhs)]
     certifier = None
-    if _is_sympy(lhs) and _is_sympy(rhs) and isinstance(domain, Box):     # ball arithmetic (engine.certify)
-        from .engine.certify import Certifier
-
-        certifier = Certifier("==", lhs, rhs, domain.names, [float(v) for v in domain.lo],
-                              [float(v) for v in domain.hi], tol=tol, tol_mode=tol_mode)
-    if _is_sympy(lhs) or _is_sympy(rhs):
-        lhs, rhs, lhs_mp, rhs_mp = _sympy_sides(cid, domain, lhs, rhs, lhs_mp, rhs_mp)
+    exprs = (lhs, rhs)
+    if _is_sympy(lhs) or _is_sympy(rhs):         # assumptions checked against the domain first
+        lhs, rhs, lhs_mp, rhs_mp = _sympy_sides(cid, domain, lhs, rhs, lhs_mp, rhs_mp, terms=tol_mode == "terms")
+    if all(_is_sympy(e) for e in exprs) and isinstance(domain, Box) and domain.bounded \
+            and tol_mode != "scale":                                     # ball arithmetic (engine.certify)
+        inner = engine_certifier("==", domain, exprs[0], exprs[1], tol=tol, tol_mode=tol_mode)
+        certifier = None if inner is None else CheckedCertifier(inner, domain)
     _check_callable(cid, "lhs", lhs, "lhs(**coordinates) -> float or a tuple of terms")
     _check_callable(cid, "rhs", rhs, "rhs(**coordinates) -> float or a tuple of terms")
     if (lhs_mp is None) != (rhs_mp is None):
@@ -993,44 +793,6 @@ def reproduce(claim, point, *, dps: int = 50) -> dict:
     theta = point_from(claim, point)
     check_in_domain(claim, theta)
     return reevaluate(claim, theta, dps=dps)
-
-
-def check_in_domain(claim, theta) -> None:
-    """``ValueError`` naming the coordinate, its value and the domain when ``theta`` lies
-    outside ``claim``'s domain (a violation there says nothing about the claim).  A
-    :class:`Box` is checked coordinate by coordinate against its ranges (and its integer
-    blocks); any other domain, or a claim's own ``project``, by projection: a point of the
-    domain is a fixed point of ``project`` (up to rounding: relative 1e-9, absolute 1e-12).
-    A claim with no ``project`` cannot be checked."""
-    theta = np.asarray(theta, dtype=float).ravel()
-    project = claim.project
-    domain = (project.args[0] if isinstance(project, functools.partial) and project.func is _domain_project
-              and project.args else None)
-    names = (list(claim.coordinates) if claim.coordinates is not None and len(claim.coordinates) == theta.size
-             else [f"θ[{i}]" for i in range(theta.size)])
-    why = "; a violation outside the domain says nothing about the claim"
-    if isinstance(domain, Box):
-        for i, (v, lo, hi) in enumerate(zip(theta.tolist(), domain.lo.tolist(), domain.hi.tolist())):
-            if not lo <= v <= hi:
-                raise ValueError(f"point {names[i]} = {v!r} lies outside the domain of claim {claim.id}: "
-                                 f"{names[i]} ∈ [{lo!r}, {hi!r}]{why}")
-            if domain.integer_mask[i] and v != round(v):
-                raise ValueError(f"point {names[i]} = {v!r} lies outside the domain of claim {claim.id}: "
-                                 f"{names[i]} is an integer in [{lo!r}, {hi!r}]{why}")
-        return
-    if project is None:
-        return
-    projected = np.asarray(project(theta.copy()), dtype=float).ravel()
-    if projected.shape != theta.shape:
-        return
-    off = ~np.isclose(projected, theta, rtol=1e-9, atol=1e-12)
-    if off.any():
-        i = int(np.argmax(off))
-        what = (f"{type(domain).__name__} of {domain.k} outcomes with entries ≥ {domain.min_prob:g} summing "
-                f"to 1" if isinstance(domain, Simplex) else repr(domain) if domain is not None
-                else "the set its project() maps to")
-        raise ValueError(f"point {names[i]} = {float(theta[i])!r} lies outside the domain of claim {claim.id} "
-                         f"({what}): projected into it, {names[i]} would be {float(projected[i])!r}{why}")
 
 
 def load_claims(spec: str) -> list:

@@ -1,7 +1,7 @@
 """Imports point one way: engine → substrate → topics → figures → top.
 
 The layers: the engine (``proofs_check.engine``, the ``proofs_check`` facade,
-``declare``), the substrate (policies, logits, ...), the topics (each package
+``declare``, ``domains``), the substrate (policies, logits, ...), the topics (each package
 whose ``claims`` module is a ``theorycheck.claims`` entry point of this
 distribution: ``seqproj``, ``seqproj.ensemble``, ``proofs_check.{mismatch,
 baselines,selftest}``), the figures (``paper_figs``) and the top (the package
@@ -52,8 +52,9 @@ TOPICS = tuple(sorted({topic_package(m) for m in topic_entry_points().values()},
 SUBSTRATE = ("proofs_check.policies", "proofs_check.logits", "proofs_check.strategies",
              "proofs_check.symbolic", "proofs_check.papers")
 TOP = ("theorycheck", "proofs_check.__main__")
-#: The user-facing engine API (engine layer): the package facade, its version, declaring claims.
-ENGINE = ("proofs_check.engine", "proofs_check._version", "proofs_check.kind_names", "proofs_check.declare")
+#: The user-facing engine API (engine layer): the package facade, its version, declaring claims, domains.
+ENGINE = ("proofs_check.engine", "proofs_check._version", "proofs_check.kind_names", "proofs_check.declare",
+          "proofs_check.domains")
 LAYERS = ("engine", "substrate", "topic", "figures", "top")
 
 

@@ -123,8 +123,9 @@ def _not_claim_code() -> tuple:
             pass
     root = os.path.dirname(os.path.dirname(engine))
     ours = tuple(os.path.join(root, pkg) + os.sep for pkg in ("proofs_check", "seqproj", "paper_figs"))
-    declare = os.path.join(os.path.dirname(engine), "declare.py")      # the declarations' own checks
-    return tuple(d.rstrip(os.sep) + os.sep for d in dirs if d), ours, (engine + os.sep, declare)
+    pkg = os.path.dirname(engine)                 # the declarations' and the domains' own checks
+    declare, domains = os.path.join(pkg, "declare.py"), os.path.join(pkg, "domains.py")
+    return tuple(d.rstrip(os.sep) + os.sep for d in dirs if d), ours, (engine + os.sep, declare, domains)
 
 
 def _is_claim_code(filename: str) -> bool:

@@ -23,8 +23,14 @@ other functions go through an Arb ball enclosing the interval.  A function undef
 somewhere on the box (``log`` of an interval reaching 0, a division by an interval
 containing 0) raises :class:`Undefined`: the box cannot be settled as it is.
 
-Rational constants are exact (``fmpq``); a SymPy ``Float`` is taken as the binary number it
-stores.  Supported: ``+ − × ÷``, integer, rational and real powers, ``exp log sqrt log1p
+**Numbers: one rule for all three evaluators.**  Rational constants are exact (``fmpq``).  A
+Python ``float`` anywhere — a side, a box end, an allowance — and a SymPy ``Float`` inside an
+expression are the exact binary number they store, ``sympy.Rational(fractions.Fraction(v))``
+(:func:`as_expr` rewrites every ``Float`` of an expression into that ``Rational``, so float64,
+mpmath and ball arithmetic all evaluate the same number).  ``0.1`` is therefore
+``3602879701896397/36028797018963968``, the double nearest to 1/10, exactly as a box end
+``0.1`` is: ``x ≤ 0.1`` on ``Box(x=(0, 0.1))`` holds.  Write ``sympy.Rational(1, 10)`` for
+the decimal 1/10.  Supported: ``+ − × ÷``, integer, rational and real powers, ``exp log sqrt log1p
 expm1 sin cos tan atan asinh sinh cosh tanh erf erfc Abs Min Max``, ``π``, ``e``.
 """
 from __future__ import annotations
@@ -225,13 +231,25 @@ _UNARY["log1p"] = _monotone("log1p", lower_ok=lambda lo: lo > -1)
 # -- SymPy -> interval program ------------------------------------------------------------
 
 def as_expr(value, what: str = "expression"):
-    """``value`` as a SymPy expression (numbers are sympified exactly)."""
+    """``value`` as a SymPy expression, every number exact (the module's rule for numbers):
+    an ``int`` is an ``Integer``; a ``float`` — and every SymPy ``Float`` inside an
+    expression — is the binary number it stores, ``sympy.Rational(fractions.Fraction(v))``
+    (never the decimal ``nsimplify`` would guess: ``0.1`` is not 1/10)."""
+    import fractions
+
     import sympy as sp
 
     if isinstance(value, sp.Basic):
+        floats = value.atoms(sp.Float)
+        if floats:
+            value = value.xreplace({f: sp.Rational(f) for f in floats})
         return value
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return sp.nsimplify(value, rational=True) if isinstance(value, float) else sp.Integer(value)
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                raise ValueError(f"{what} must be a finite number, got {value!r}")
+            return sp.Rational(fractions.Fraction(value))
+        return sp.Integer(value)
     raise TypeError(f"{what} must be a SymPy expression, got {type(value).__name__}")
 
 

@@ -10,7 +10,13 @@
   ``tol`` is *not* a refutation by itself — cancellation makes true
   identities disagree in float64 (``cosh²x − sinh²x`` at ``x = 20``).
   Refuted (guarantee ``"exact"``) only when the same case disagrees beyond
-  ``tol`` at 50 digits.  Without a high-precision twin, a tolerance mode the
+  ``tol`` at 50 digits *and* the disagreement is reproduced at 100 digits
+  (:func:`_stable`): a residual at the rounding level of the evaluation — the
+  relative error of two zeros, ``sin²x + cos²x − 1`` against ``0``, is 1 at
+  every precision — shrinks with the precision and is an artefact, never a
+  counterexample (issue 31, N2).  A claim with a certifier (SymPy sides on a
+  box) tries it before a refutation is returned (:meth:`IdentityClaim.finish`):
+  a proof on the whole box outranks evaluated cases.  Without a high-precision twin, a tolerance mode the
   claim *chose* (:data:`DECLARED_MODES`: ``"scale"``, ``"absolute"``,
   ``"relative"``, ``"mixed"``) is its declaration that ``tol`` in that mode
   bounds the rounding error; an error beyond it is then a real discrepancy
@@ -124,7 +130,8 @@ def identity_stats(tol_mode, tol, out, n):
 
 
 def _mp_scaled(tol_mode, out):
-    """Per case ``(scaled error, finite)`` of a high-precision output, as mpmath numbers."""
+    """Per case ``(scaled error, finite, |lhs − rhs|)`` of a high-precision output, as mpmath
+    numbers."""
     import mpmath
 
     lhs, rhs, third = _unpack(tol_mode, out)
@@ -146,7 +153,7 @@ def _mp_scaled(tol_mode, out):
         (lv, lm, lt), (rv, rm, rt) = side(l_), side(r_)
         vals = [*lt, *rt, lv, rv]
         if not all(isinstance(v, mpmath.mpf) and mpmath.isfinite(v) for v in vals):
-            res.append((None, False))
+            res.append((None, False, None))
             continue
         err = abs(lv - rv)
         mag = max(abs(lv), abs(rv))
@@ -161,8 +168,24 @@ def _mp_scaled(tol_mode, out):
             sc = err / m if m > 0 else mpmath.mpf(0)
         else:
             sc = err / max(mpmath.mpf(1), mag)
-        res.append((sc, True))
+        res.append((sc, True, err))
     return res
+
+
+#: A residual is reproduced at ``2·MP_DPS`` digits when the two absolute errors agree to
+#: this relative difference; one that is not is a rounding residual of the evaluation.
+STABLE_RTOL = 1e-3
+
+
+def _stable(lo_err, hi_err) -> bool:
+    """Whether a disagreement seen at :data:`MP_DPS` digits (``lo_err = |lhs − rhs|``) is
+    the same at ``2·MP_DPS`` digits (``hi_err``).  The value of a formula evaluated with
+    working precision ``u`` carries an error ``O(u·Σ|intermediate|)`` (the standard model of
+    floating-point arithmetic, Higham 2002, ch. 2–3; ``docs/theory/engine.md`` §2): a true discrepancy ``d ≠ 0`` is reproduced at both precisions
+    (``|hi − lo| ≤ STABLE_RTOL·lo`` once ``u·Σ ≪ d``), while a rounding residual of an exact
+    identity (both sides 0: the relative error of two zeros is 1 at every precision) shrinks
+    by about ``10^MP_DPS`` when the precision doubles."""
+    return lo_err > 0 and abs(hi_err - lo_err) <= STABLE_RTOL * lo_err
 
 
 def identity_chunk(fn, fn_mp, tol_mode, tol, rng, n):
@@ -189,17 +212,29 @@ def identity_chunk(fn, fn_mp, tol_mode, tol, rng, n):
         return base + [0, 0, 0, 0, 0.0]
     import mpmath
 
-    bg = type(rng.bit_generator)()
-    bg.state = state
-    with MP_LOCK, mpmath.workdps(MP_DPS):            # see search.MP_LOCK: dps is process-wide
-        res = _mp_scaled(tol_mode, fn_mp(np.random.Generator(bg), n))
-        if len(res) != err.size:
-            raise ValueError(f"fn_mp returned {len(res)} cases, fn {err.size}: it must draw the same cases")
+    def again(dps):
+        bg = type(rng.bit_generator)()
+        bg.state = state
+        with mpmath.workdps(dps):
+            out = _mp_scaled(tol_mode, fn_mp(np.random.Generator(bg), n))
+        if len(out) != err.size:
+            raise ValueError(f"fn_mp returned {len(out)} cases, fn {err.size}: it must draw the same cases")
+        return out
+
+    with MP_LOCK:                                    # see search.MP_LOCK: dps is process-wide
+        res = again(MP_DPS)
         tol_mp = mpmath.mpf(tol)
-        confirmed = sum(1 for sc, ok in res if ok and sc > tol_mp)
-        artefacts = sum(1 for (sc, ok), b in zip(res, bad) if b and ok and not sc > tol_mp)
-        nonfinite = sum(1 for _, ok in res if not ok)
-        top = max((float(sc) for sc, ok in res if ok), default=0.0)
+        over = [ok and sc > tol_mp for sc, ok, _ in res]
+        if any(over):
+            # a disagreement is confirmed only when it is reproduced at twice the digits
+            # (:func:`_stable`): a residual at the rounding level of the evaluation is not one
+            res2 = again(2 * MP_DPS)
+            over = [o and ok2 and sc2 > tol_mp and _stable(e, e2)
+                    for o, (_, _, e), (sc2, ok2, e2) in zip(over, res, res2)]
+        confirmed = sum(over)
+        artefacts = sum(1 for (sc, ok, _), b, o in zip(res, bad, over) if b and ok and not o)
+        nonfinite = sum(1 for _, ok, _ in res if not ok)
+        top = max((float(sc) for (sc, ok, _), o in zip(res, over) if ok and (o or not sc > tol_mp)), default=0.0)
     return base + [0, int(confirmed), int(artefacts), int(nonfinite), min(top, float(np.finfo(float).max))]
 
 
@@ -335,12 +370,35 @@ class IdentityClaim(Claim):
                               max_scaled_error_mp=max_mp)
 
     def finish(self, result, prefix, seed):
-        """A "holds" verdict certified (:func:`..certify.upgrade`) when the claim has a certifier."""
-        if self.certifier is not None and result.verdict == "holds" and result.guarantee == "search":
-            from ..certify import upgrade
+        """A "holds" verdict certified (:func:`..certify.upgrade`) when the claim has a certifier.
 
+        A "refuted" verdict of a claim with a certifier (SymPy sides on a box) is returned only
+        after the certification was tried: a proof on the whole box — symbolic, or
+        ``|lhs − rhs| ≤ tol·scale`` in ball arithmetic, each with its premises established —
+        outranks a case evaluated at 50 digits (which can only be an artefact of that
+        evaluation, e.g. a residual at its rounding level), so the verdict becomes "holds",
+        guarantee "proved", with a warning naming the cases it overrules; a certified
+        counterexample or an undecided certification keeps the refutation (the certificate
+        attached)."""
+        if self.certifier is None:
+            return result
+        from ..certify import upgrade
+
+        if result.verdict == "holds" and result.guarantee == "search":
             return upgrade(result, self.certifier)
-        return result
+        if result.verdict != "refuted":
+            return result
+        import dataclasses
+
+        trial = upgrade(dataclasses.replace(result, verdict="holds", guarantee="search", warnings=()),
+                        self.certifier)
+        cert = getattr(trial, "certificate", None)
+        if trial.verdict == "holds" and trial.guarantee == "proved":
+            how = (cert or {}).get("method", "the certifier")
+            return dataclasses.replace(trial, warnings=tuple(result.warnings) + (
+                f"overruled by a proof on the whole box ({how}): the {result.confirmed or result.unchecked} "
+                f"case(s) that disagreed beyond tol are artefacts of their evaluation, not counterexamples",))
+        return dataclasses.replace(result, certificate=cert) if cert is not None else result
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)

@@ -49,8 +49,9 @@ class InequalityClaim(Claim):
 
     A point violates the claim when ``lhs − rhs > atol + rtol·|rhs|`` (a signed
     margin: ``rhs ≤ 0`` is allowed).  ``atol`` and ``rtol`` are the allowance
-    for floating-point error only; keep them as small as the arithmetic
-    justifies.  The search climbs a signed margin (:func:`..search.score`:
+    for floating-point error of the search only (a proof is about the
+    certifier's statement, see ``certifier``); keep them as small as the
+    arithmetic justifies.  The search climbs a signed margin (:func:`..search.score`:
     relative to ``|rhs|``, or in the units of the sides where ``rhs ≡ 0``);
     the worst point's ``lhs/rhs`` is reported where ``rhs > 0`` and its margin
     ``lhs − rhs`` always.  A "holds" verdict has guarantee ``"search"``: no
@@ -85,7 +86,10 @@ class InequalityClaim(Claim):
     simplify: Callable[[np.ndarray], list] | None = None
     #: ``certifier() -> Certificate`` (:class:`..certify.Certifier`): after a "holds" search,
     #: ball arithmetic on the claim's box upgrades it to ``proved``, refutes it, or names the
-    #: uncertified region (:func:`..certify.upgrade`).
+    #: uncertified region (:func:`..certify.upgrade`).  It carries its own allowance — the one
+    #: the claim *declares* (``proofs_check.declare.inequality``: 0 unless ``atol``/``rtol`` is
+    #: passed), never the search's rounding allowance ``atol``/``rtol`` below — and its own
+    #: premises (``premise_failure``, e.g. an ``arb=`` twin checked against the callables).
     certifier: Callable[[], Any] | None = None
     step: float = 0.3
     random_fraction: float = 0.5
