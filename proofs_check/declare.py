@@ -396,7 +396,9 @@ def _caller_module(depth: int = 3) -> str:
 def _source_for(fn, source):
     if source:
         return source
-    mod = getattr(fn, "__module__", None) or _caller_module()
+    # a functools.partial reports "functools" as its module: the user's module is the caller's
+    mod = None if isinstance(fn, functools.partial) else getattr(fn, "__module__", None)
+    mod = mod or _caller_module()
     from .engine.registry import module_origin
 
     return f"your own claim (declared in {module_origin(mod)})"
@@ -468,14 +470,16 @@ def probability(id: str, events: Callable | None = None, *, delta: float, statem
                 source: Any = None, label: str = "OPEN", role: str = "statement", expected: str | None = None,
                 params: Mapping | None = None, budget: int | None = None, quick_budget: int | None = None,
                 chunk_size: int | None = None, notes: str = "", version: int = 1, register: bool = True,
-                probe: bool = True):
+                probe: bool = True, cluster: int | None = None):
     """``P(event) ≤ delta`` under your simulation.
 
     ``events(rng, n)`` runs ``n`` independent trials with the NumPy
     generator ``rng`` and returns ``n`` booleans (True where the bad event
     happened) or their integer count.  Decided by an anytime-valid test
     (:func:`proofs_check.engine.verify_claim`).  Without ``events`` this is a
-    decorator (the function gets a ``.claim`` attribute).
+    decorator (the function gets a ``.claim`` attribute).  ``cluster=m`` declares that runs of
+    ``m`` consecutive trials share randomness (each run is then one observation,
+    :class:`~proofs_check.engine.ProbabilityClaim`).
     """
     cid = _check_id(id)
     try:
@@ -490,7 +494,8 @@ def probability(id: str, events: Callable | None = None, *, delta: float, statem
         kw = _common(cid, statement or f"P({_fname(fn)}) ≤ {delta:g}", source, fn, label=label, role=role,
                      expected=expected, params=params, notes=notes, version=version)
         claim = ProbabilityClaim(**_budgets(kw, budget, quick_budget, chunk_size),
-                                 fn=functools.partial(_count_events, fn, cid), delta=delta)
+                                 fn=functools.partial(_count_events, fn, cid), delta=delta,
+                                 **({} if cluster is None else {"cluster": cluster}))
         return _finish(claim, register, probe, lambda: _count_events(fn, cid, _probe_rng(), 8))
     return _decorator_or(events, build)
 
@@ -697,7 +702,7 @@ def comparison(id: str, differences: Callable | None = None, *, threshold: float
                statement: str | None = None, source: Any = None, label: str = "OPEN", role: str = "statement",
                expected: str | None = None, params: Mapping | None = None, budget: int | None = None,
                quick_budget: int | None = None, chunk_size: int | None = None, notes: str = "",
-               version: int = 1, register: bool = True, probe: bool = True):
+               version: int = 1, register: bool = True, probe: bool = True, cluster: int | None = None):
     """``E[d] < threshold`` (``alternative="less"``) or ``> threshold``, where
     ``differences(rng, n)`` returns ``n`` paired differences ``d = A − B``
     drawn with common random numbers.  Declare ``bounds=(lo, hi)`` when every
@@ -706,17 +711,22 @@ def comparison(id: str, differences: Callable | None = None, *, threshold: float
     unbounded (Catoni-style confidence sequence, Wang & Ramdas 2023): the
     verdict is then anytime-valid.  With neither it is asymptotic (Hall's
     interval), always warned and not counted as settled by ``--fail-on``
-    (``docs/theory/engine.md`` §2.3–2.4)."""
+    (``docs/theory/engine.md`` §2.3–2.4).  ``cluster=m`` declares that runs of ``m``
+    consecutive differences share randomness (decided on the run means).  A sign comparison
+    (``functools.partial(sign_of, d)``) states the majority it decides by default."""
     cid = _check_id(id)
 
     def build(fn):
+        from .engine.kinds.comparison import default_statement
+
         _check_callable(cid, "differences", fn, "differences(rng, n) -> n numbers")
-        op = "<" if alternative == "less" else ">"
-        kw = _common(cid, statement or f"E[{_fname(fn)}] {op} {threshold:g}", source, fn, label=label, role=role,
+        kw = _common(cid, statement or default_statement(fn, alternative, threshold, _fname(fn)), source, fn,
+                     label=label, role=role,
                      expected=expected, params=params, notes=notes, version=version)
         claim = ComparisonClaim(**_budgets(kw, budget, quick_budget, chunk_size),
                                 fn=functools.partial(_differences, fn, cid), threshold=threshold,
-                                alternative=alternative, bounds=bounds, variance_bound=variance_bound)
+                                alternative=alternative, bounds=bounds, variance_bound=variance_bound,
+                                **({} if cluster is None else {"cluster": cluster}))
 
         def probe_fn():
             d = _differences(fn, cid, _probe_rng(), 4)

@@ -553,6 +553,14 @@ class CheckedCertifier:
         self.mp = None if mp is None else tuple(mp)
         self.atol, self.rtol = float(atol), float(rtol)
 
+    @property
+    def proves_claim(self) -> bool:
+        """Whether a proof by the certifier is a proof of the claim: yes when the certified
+        expressions are the claim's sides, no for an ``arb=`` twin of callables (agreement at
+        sampled points is evidence, not identity: :func:`proofs_check.engine.certify.upgrade`
+        keeps such a claim searched)."""
+        return self.sides is None or self.twin is None
+
     def __repr__(self) -> str:
         return f"CheckedCertifier({self.certifier!r}{', twin of callables' if self.sides else ''})"
 

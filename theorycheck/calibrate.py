@@ -32,6 +32,12 @@ probability CS coverage            p = δ/2, stop when decided           miss �
 probability same-seed re-run       --fixed budget doubled, same seed,   refused, so wrong ≤ α
                                    fresh runs in one --out
 probability clustered trials       clusters of 10 at p = δ              warned ≥ 0.25 (floor)
+probability clustered, runs of 2   undeclared / cluster=2 declared      none (premise violated)
+                                   (p = δ)                              / wrong ≤ α
+comparison, false variance bound   N(0,1)+50·Bern(0.01), bound 1 (true  none (premise violated)
+                                   25.75), E d = thr                    / premise printed: always
+probability API same-seed re-run   --fixed ×2, same seed, out=None      none (premise violated)
+                                                                        / re-look labelled: always
 inequality power                   planted violation of volume v        detected ≥ 1 − (1 − v)^(B/2)
 inequality certified               planted near-miss (x−c)² ≥ ε·s       detection ≥ 0.99,
                                                                         never "proved"
@@ -156,7 +162,11 @@ class Cell:
     cell (a detection rate) has ``promise(alpha) = None`` and a ``floor(alpha)``
     instead: a lower bound on the detection probability (pass rule:
     :func:`floor_count`).  Every cell states one of the two at every α, fixed
-    before the data; a cell with neither fails (:func:`promise_of`).
+    before the data; a cell with neither fails (:func:`promise_of`) — except a
+    cell that names the premise its data violate (``violated``): the guarantee
+    does not cover it, so its row says "premise violated: no promise" and only
+    reports the rate (issue 31: what the output says about such runs is a
+    companion cell with a promise of its own).
     ``basis`` names the theorem or argument the promise rests on.
     """
 
@@ -169,6 +179,10 @@ class Cell:
     info: dict = dataclasses.field(default_factory=dict)
     floor: Callable[[float], float | None] | None = None
     basis: str = ""
+    #: a cell whose data violate a premise of the guarantee on purpose (clustered trials, a false
+    #: declared bound, a re-used seed): the premise, and the row is reported as "premise violated:
+    #: no promise" (its rate measured, nothing asserted) instead of a rate or a floor
+    violated: str = ""
 
 
 def _decisive(r) -> bool:
@@ -502,6 +516,96 @@ CELLS.append(Cell("probability", "clustered trials (clusters of 10), anytime", "
                         "level 10⁻³); a run stopped at its first chunk cannot be checked"))
 
 
+# -- declared premises (issue 31): clustered trials, a false variance bound, an API same-seed re-run ------
+# Each cell's data violate a premise of the guarantee on purpose, so its wrong-verdict row promises
+# nothing ("premise violated: no promise", the rate reported); each has a companion row with a promise:
+# * clustered trials (review F7: runs of 2 trials share one outcome, p = δ = 0.1, anytime, 20 000 trials
+#   in chunks of 500; before issue 31: 12.7 % wrong at α = 0.05, 2 of 127 warned).  Companion: the same
+#   data with cluster=2 declared, decided on run fractions (a test supermartingale for [0, 1]-valued
+#   observations): wrong ≤ α.
+# * a declared variance bound 25.75× too small (review N7: N(0,1) + 50·Bern(0.01), variance_bound=1,
+#   E d = thr; before: 30.7 % wrong at n = 200, 68 % at n = 2000, printed as a bare "anytime-valid").
+#   Companion: a decisive verdict whose summary does not print "anytime-valid if Var(D) ≤ 1
+#   (declared)" — never (promise 0).
+# * the same seed re-run through the Python API with a doubled --fixed budget, no store (review F3:
+#   15.4 % wrong at α = 0.05, labelled exact).  Companion: a decisive re-look not labelled "first look
+#   only" — never (promise 0).
+# Promises fixed before the data; pass rule: the module's acceptance count (0 for a promise of 0).
+
+CLUSTER_F7 = 2
+
+
+def _clustered_f7_trial(declare, seed, alpha):
+    """Runs of 2 trials share one outcome at p = δ = 0.1 (anytime, 20 000 trials in chunks of 500):
+    decisive?  ``declare``: the claim declares ``cluster=2``."""
+    c = ProbabilityClaim(id="calibrate.clustered.f7", statement="P(X = 1) ≤ δ", source="calibration",
+                         label="DERIVED", fn=functools.partial(clustered_events, p=0.1, m=CLUSTER_F7), delta=0.1,
+                         chunk_size=500, cluster=CLUSTER_F7 if declare else None)
+    return _decisive(verify_claim(c, budget=20_000, seed=seed, alpha=alpha))
+
+
+def _false_variance_bound_trial(n, event, seed, alpha):
+    """N(0,1) + 50·Bern(0.01) (Var 25.75) declared ``variance_bound=1``, E d = thr = 0.5.
+    ``event``: ``"decisive"`` or ``"unlabelled"`` (decisive without the printed premise)."""
+    c = ComparisonClaim(id="calibrate.catoni.false_bound", statement="E d < thr", source="calibration",
+                        label="DERIVED", fn=outlier_normal_diffs, threshold=0.5, variance_bound=1.0,
+                        chunk_size=100)
+    r = verify_claim(c, budget=n, seed=seed, alpha=alpha)
+    if event == "decisive":
+        return _decisive(r)
+    return _decisive(r) and "anytime-valid if Var(D) ≤ 1 (declared)" not in r.summary()
+
+
+def _api_same_seed_trial(event, seed, alpha):
+    """Fresh ``method="fixed"`` runs through the API (``out=None``), one seed, budget doubled
+    2 000 → 32 000 until decisive.  ``event``: ``"decisive"`` (at any look) or ``"unlabelled"``
+    (a decisive look after the first without the "first look only" label)."""
+    # one claim per event and α (its fingerprint), so that rows do not share the process's record
+    claim = ProbabilityClaim(id=f"calibrate.same_seed_api.{event}.{alpha:g}", statement="P(X = 1) ≤ δ",
+                             source="calibration", label="DERIVED",
+                             fn=functools.partial(bernoulli_events, p=0.1), delta=0.1, chunk_size=500)
+    budget, looks = 2_000, 0
+    while True:
+        r = verify_claim(claim, budget=budget, seed=seed, alpha=alpha, method="fixed")
+        looks += 1
+        if _decisive(r) or budget >= 32_000:
+            break
+        budget *= 2
+    if event == "decisive":
+        return _decisive(r)
+    return _decisive(r) and looks > 1 and not any("first look only" in w for w in r.warnings)
+
+
+CELLS += [
+    Cell("probability", "clustered trials (runs of 2, undeclared), anytime", "decisive verdict at p = δ",
+         functools.partial(_clustered_f7_trial, False), lambda a: None,
+         violated="independent trials: runs of 2 share one outcome, not declared"),
+    Cell("probability", "clustered trials (runs of 2), cluster=2 declared", "decisive verdict at p = δ",
+         functools.partial(_clustered_f7_trial, True), lambda a: a,
+         basis="mixture likelihood ratios on run fractions x ∈ [0, 1] (q^x(1−q)^(1−x) is convex in x, "
+               "so they stay test supermartingales; Hoeffding 1963 §3) and Ville's inequality"),
+    Cell("comparison", "variance bound 25.75× too small (Catoni), N(0,1)+50·Bern(0.01), n=200",
+         "decisive verdict at E d = thr", functools.partial(_false_variance_bound_trial, 200, "decisive"),
+         lambda a: None, violated="Var(D) ≤ 1 declared, Var(D) = 25.75"),
+    Cell("comparison", "variance bound 25.75× too small (Catoni), N(0,1)+50·Bern(0.01), n=2000",
+         "decisive verdict at E d = thr", functools.partial(_false_variance_bound_trial, 2000, "decisive"),
+         lambda a: None, slow=True, violated="Var(D) ≤ 1 declared, Var(D) = 25.75"),
+    Cell("comparison", "variance bound 25.75× too small (Catoni), n=200: premise printed",
+         "decisive without 'if Var(D) ≤ 1 (declared)'",
+         functools.partial(_false_variance_bound_trial, 200, "unlabelled"), lambda a: 0.0,
+         basis="every result decided through a declared variance bound prints it as its premise "
+               "(ComparisonResult.premises, in summary and headline)"),
+    Cell("probability", "API same-seed re-run: fixed ×2 until decisive, out=None",
+         "decisive verdict at any look", functools.partial(_api_same_seed_trial, "decisive"),
+         lambda a: None, violated="one fixed-sample test per seed's data: the same seed is re-tested"),
+    Cell("probability", "API same-seed re-run, out=None: re-looks labelled",
+         "decisive re-look without 'first look only'", functools.partial(_api_same_seed_trial, "unlabelled"),
+         lambda a: 0.0,
+         basis="the engine keeps an in-process record (claim fingerprint, seed) of fixed-sample looks and "
+               "labels every later look at another budget (verify._label_same_seed_look)"),
+]
+
+
 # -- identity, cancellation-prone true identities; inequality, planted near-misses (issue 21 items 4–6, 13) --
 # True identities that cancel catastrophically in float64 (before issue 21: refuted 50/50 seeds each),
 # checked with the default tolerance, with and without a 50-digit twin (lhs_mp/rhs_mp).  Promise, fixed
@@ -656,7 +760,10 @@ def floor_count(reps: int, rate: float, false_alarm: float = FALSE_ALARM) -> int
 
 def promise_of(cell: Cell, alpha: float) -> tuple[str, float | None, float | None]:
     """``("rate", promise, None)``, ``("power", None, floor)`` or ``("none", None, None)``:
-    what ``cell`` promises at ``alpha`` (fixed before any replication runs)."""
+    what ``cell`` promises at ``alpha`` (fixed before any replication runs); ``("premise violated",
+    None, None)`` for a cell whose data violate a premise of the guarantee (``Cell.violated``)."""
+    if cell.violated:
+        return "premise violated", None, None
     p = cell.promise(alpha)
     if p is not None:
         return "rate", float(p), None
@@ -725,6 +832,9 @@ def run_cell(cell: Cell, reps: int, alpha: float, progress: Callable[[int], None
         c = floor_count(reps, floor)
         out.update(floor=floor, accept_min=c, ok=hits >= c, promise_text=f"P({cell.what}) ≥ {floor:.3g}",
                    rule=f"pass if count ≥ {c} of {reps} (P(Binom({reps}, {floor:.3g}) < {c}) ≤ {FALSE_ALARM:g})")
+    elif how == "premise violated":
+        out.update(ok=None, promise_text=f"premise violated: no promise ({cell.violated})",
+                   rule="reported, not tested: the guarantee does not cover these data")
     else:
         out.update(ok=False, promise_text="NO PROMISE STATED", rule="fails: every cell must state a promise")
     if cell.basis:
@@ -822,9 +932,11 @@ def _run_table(cells, alphas, args, pool) -> int:
                 print(json.dumps(r, ensure_ascii=False), flush=True)
                 continue
             prom = (f"≤{r['promise']:.3g}" if r["promise"] is not None else
-                    f"≥{r['floor']:.3g}" if "floor" in r else "NONE")
-            ok = "yes" if r["ok"] else "NO"
-            rule = r["rule"].split(" (")[0].replace("pass if ", "")
+                    f"≥{r['floor']:.3g}" if "floor" in r else
+                    "none" if r["ok"] is None else "NONE")
+            ok = "yes" if r["ok"] else "—" if r["ok"] is None else "NO"
+            rule = (r["rule"].split(" (")[0].replace("pass if ", "") if r["ok"] is not None
+                    else r["promise_text"])
             print(f"{r['kind']:<12} {r['cell']:<52} {r['event']:<30} {r['rate']:7.4f} "
                   f"[{r['ci95'][0]:.4f}, {r['ci95'][1]:.4f}] {prom:>8}  {ok:<3} {rule}", flush=True)
         if not args.json:

@@ -1061,6 +1061,8 @@ def upgrade(result, certifier):
     * the certifier's own premises first: when it has ``premise_failure(result)`` and that
       returns a non-empty string, nothing is certified — the search verdict and guarantee
       stay, the string is appended as a warning and no certificate is attached;
+    * ``proved`` of an ``arb=`` twin of callables (``certifier.proves_claim`` false): the
+      search verdict stays, with a warning — the proof is of the twin, not of the callables;
     * ``proved`` → guarantee ``"proved"`` (the inclusion theorem of interval arithmetic,
       Moore–Kearfott–Cloud 2009 Thm 5.1, applied to every settled box);
     * ``refuted`` → verdict ``"refuted"``, guarantee ``"exact"``: a point of the declared
@@ -1083,6 +1085,13 @@ def upgrade(result, certifier):
             return dataclasses.replace(result, warnings=tuple(result.warnings) + (str(why),))
     cert = certifier()
     d = cert.to_dict()
+    if cert.status == "proved" and not getattr(certifier, "proves_claim", True):
+        # an arb= twin of callables: the proof is of the twin's expressions; agreement at the
+        # points checked does not make the callables the same function, so the claim stays searched
+        return dataclasses.replace(result, warnings=tuple(result.warnings) + (
+            f"the arb= twin {d.get('proved_statement', '')} is proved in ball arithmetic, but a proof of a "
+            f"twin is not a proof of the callables (they agree with it at the points checked, not "
+            f"everywhere): the verdict stays a search — give the sides as SymPy expressions to prove them",))
     if cert.status == "proved":
         return dataclasses.replace(result, guarantee="proved", certificate=d)
     if cert.status == "refuted":

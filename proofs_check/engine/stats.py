@@ -16,6 +16,8 @@
 * :func:`binomial_dispersion_pvalue`, :func:`anova_dispersion_pvalue` — tests
   that chunks agree more than independent trials allow (clustered trials);
   the binomial one is exact (conditional on the total) from 2 chunks on.
+* :func:`block_dispersion_pvalue` — the same F-test on blocks of consecutive
+  trials *within* chunks, so a run that stopped after one chunk is checked too.
 """
 from __future__ import annotations
 
@@ -47,7 +49,8 @@ DISPERSION_LEVEL = 1e-3
 
 __all__ = ["DISPERSION_LEVEL", "clopper_pearson", "beta_prior", "log_e_below", "log_e_above", "anytime_decision",
            "probability_cs", "trials_to_decide", "t_interval", "slope_interval", "hall_interval",
-           "sample_skewness", "binomial_dispersion_pvalue", "anova_dispersion_pvalue"]
+           "sample_skewness", "binomial_dispersion_pvalue", "anova_dispersion_pvalue", "block_size",
+           "block_dispersion_pvalue"]
 
 
 def clopper_pearson(k: int, n: int, alpha: float) -> tuple[float, float]:
@@ -323,3 +326,37 @@ def anova_dispersion_pvalue(groups) -> float | None:
     if ssw <= 0 or dfw <= 0:
         return None
     return float(_st.f.sf((ssb / dfb) / (ssw / dfw), dfb, dfw))
+
+
+def block_size(chunk_size: int) -> int:
+    """Trials per block of :func:`block_dispersion_pvalue`: ``min(10, chunk_size // 3)``,
+    at least 2 (so a chunk holds at least 3 blocks when it has ≥ 6 trials)."""
+    return max(2, min(10, int(chunk_size) // 3))
+
+
+def block_dispersion_pvalue(chunks, block: int) -> float | None:
+    """F-test p-value that blocks of ``block`` consecutive values *within* each
+    chunk have means that agree as much as independent draws allow
+    (:func:`anova_dispersion_pvalue` on the blocks of every chunk; a chunk's
+    incomplete last block is left out).
+
+    Trials that share randomness in runs of consecutive draws (clusters) make
+    the values of one block positively correlated, so block means vary more
+    than ``σ²/block``: the between-block mean square grows by ``1 + (c − 1)ρ``
+    for clusters of ``c`` with intra-cluster correlation ``ρ`` while the
+    within-block one does not (one-way random-effects ANOVA, e.g. Scheffé,
+    *The Analysis of Variance*, 1959, §7.2).  Unlike the test across chunks,
+    it needs only one chunk of ``≥ 3·block`` values.  Under independent,
+    identically distributed draws the F-test is exact for Gaussian values and
+    approximate otherwise (equal block sizes make it robust to non-normality;
+    measured in ``tests/engine/test_dispersion.py``).  ``None`` when fewer than
+    3 blocks or no within-block spread."""
+    block = int(block)
+    if block < 2:
+        raise ValueError(f"block must be an integer ≥ 2, got {block!r}")
+    groups = []
+    for c in chunks:
+        c = np.asarray(c, float).ravel()
+        for j in range(c.size // block):
+            groups.append(c[j * block:(j + 1) * block])
+    return anova_dispersion_pvalue(groups)

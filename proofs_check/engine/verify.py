@@ -7,8 +7,10 @@ and applies the decision of the claim's kind (:mod:`.decide`).
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
+import threading
 import time
 import traceback
 from pathlib import Path
@@ -32,6 +34,14 @@ __all__ = ["verify_claim", "result_path", "METHODS"]
 #: The decision methods a caller may ask for (kinds with a choice read it; the
 #: others decide their own way whatever it is).
 METHODS = ("anytime", "fixed")
+
+#: Fixed-sample looks made in this process, by ``(claim fingerprint, seed)``: a list of
+#: ``(decision, planned chunks, chunk size, α, chunks run, verdict)``.  The in-process
+#: counterpart of the store's record (:func:`_refuse_same_seed`), for runs without one
+#: (``out=None``); see :func:`_label_same_seed_look`.  Bounded (oldest keys dropped).
+_LOOKS: "collections.OrderedDict[tuple[str, int], list[tuple]]" = collections.OrderedDict()
+_LOOKS_LOCK = threading.Lock()
+_LOOKS_MAX_KEYS = 100_000
 
 def result_path(out, claim_id: str) -> Path:
     """``OUT/<claim id>.chunks.jsonl``: the JSON-lines export of the claim's newest
@@ -105,8 +115,16 @@ def verify_claim(claim: Claim, *, budget: int | None = None, seed: int = 0, alph
         (optional stopping): that raises ``ValueError``.  The same holds for a
         fresh run (no ``resume``) with the same seed — same seed = same data —
         whenever ``out``'s store holds an evaluated run of the claim's
-        fingerprint and seed (:func:`_refuse_same_seed`); without ``out``
-        there is no store and nothing is checked.
+        fingerprint and seed (:func:`_refuse_same_seed`).  Without ``out``
+        there is no store: the process keeps its own record of the
+        fixed-sample looks it made (claim fingerprint, seed → decision and
+        budget), and a later look at the same claim and seed with another
+        fixed budget (or α, or decision) is *labelled*, not refused: its
+        ``warnings`` say that the exact (or asymptotic) error bound holds for
+        the first look at that seed's data only, name the earlier budget and
+        verdict and the next unused seed, and ``premises`` (kinds that have
+        it) carries "this is the first test of seed s's data (it is not: …)"
+        (:func:`_label_same_seed_look`).
     method : for probability claims, ``"anytime"`` (stop as soon as an e-value
         crosses ``2/α``; error ≤ α at any stopping time; the interval is an
         anytime-valid confidence sequence) or ``"fixed"`` (run the whole
@@ -168,8 +186,60 @@ def verify_claim(claim: Claim, *, budget: int | None = None, seed: int = 0, alph
     finally:
         if owned:
             ex.close()
+    result = _label_same_seed_look(claim, header["fingerprint"], decision, n_chunks, seed, alpha, result)
     # elapsed covers the chunk runs and the verdict (e.g. a sympy proof)
     return dataclasses.replace(result, elapsed_s=round(time.perf_counter() - t0, 6))
+
+
+def _label_same_seed_look(claim: Claim, fingerprint: str, decision: str, n_chunks: int, seed: int,
+                          alpha: float, result: Result) -> Result:
+    """Record this look and label it if it re-tests data an earlier look of this process saw.
+
+    Chunk ``k`` draws from ``SeedSequence(seed, spawn_key=(k,))``, so two runs of one claim
+    (same fingerprint) with one seed share their first chunks.  For a fixed-sample decision
+    the bound ``P(wrong) ≤ α`` holds for one test decided before the data were seen; a
+    second test at another budget on nested data is optional stopping (measured through the
+    API before this label: 15.4 % wrong at α = 0.05 for budget doubling; ``docs/theory/engine.md``
+    §3).  The store refuses such a run (:func:`_refuse_same_seed`); a run without a store is
+    labelled instead — labelled rather than refused because re-running a claim at several
+    budgets on one seed is also how tests and calibration read an operating characteristic,
+    where each look is scored on its own.  An exact repeat (same decision, chunks, chunk
+    size and α) re-computes the same verdict and is not labelled; anytime-valid decisions
+    are never labelled (Ville's inequality holds at every stopping time)."""
+    if extension_is_valid(claim, decision):
+        return result
+    key = (fingerprint, int(seed))
+    look = (decision, int(n_chunks), int(claim.chunk_size), float(alpha), result.chunks, result.verdict)
+    with _LOOKS_LOCK:
+        seen = _LOOKS.setdefault(key, [])
+        _LOOKS.move_to_end(key)
+        earlier = [e for e in seen if e[:4] != look[:4]]
+        if look[:4] not in {e[:4] for e in seen}:
+            seen.append(look)
+        while len(_LOOKS) > _LOOKS_MAX_KEYS:
+            _LOOKS.popitem(last=False)
+        if not earlier:
+            return result
+        used = {s for (fp, s) in _LOOKS if fp == key[0]}
+    e = earlier[0]
+    new = next(s for s in range(int(seed) + 1, int(seed) + len(used) + 2) if s not in used)
+    first = (f"this is the first test of seed {seed}'s data (it is not: an earlier {e[0]} test in this "
+             f"process used {e[4]} chunks of {e[2]})")
+    warning = (f"same seed = same data: this process already looked at seed {seed} of {claim.id} with a {e[0]} "
+               f"test on {e[4]} chunks of {e[2]} (verdict {e[5]}, α = {e[3]:g}); this {decision} test on "
+               f"{result.chunks} chunks re-tests those data (optional stopping), so the "
+               f"{result.guarantee} error bound holds for the first look only and this verdict has no "
+               f"stated error rate. For an independent test use a new seed, e.g. seed={new}")
+    changes = {"warnings": tuple(result.warnings) + (warning,)}
+    if any(f.name == "premises" for f in dataclasses.fields(result)):
+        changes["premises"] = tuple(result.premises) + (first,)
+    return dataclasses.replace(result, **changes)
+
+
+def _forget_looks() -> None:
+    """Empty the in-process record of fixed-sample looks (for tests)."""
+    with _LOOKS_LOCK:
+        _LOOKS.clear()
 
 
 def _chunks_from_experiment(claim: Claim, n_chunks: int, *, seed, executor, out, store, stop, progress):

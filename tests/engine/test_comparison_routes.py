@@ -128,7 +128,9 @@ def test_variance_bound_route_keeps_alpha_on_outliers_at_the_boundary():
 
 def test_a_false_variance_bound_is_flagged():
     r = verify_claim(_claim(outlier_mix, MIX_MEAN, variance_bound=0.01), budget=2_000, seed=1, alpha=0.05)
-    assert any("variance" in w and ("exceeds" in w or "empty" in w) for w in r.warnings)
+    # issue 31: a bound the data refute withholds the verdict (it was only a warning before)
+    assert any("variance" in w and ("refute" in w or "empty" in w) for w in r.warnings)
+    assert r.verdict == "inconclusive" and r.premises[0] == "Var(D) ≤ 0.01 (declared)"
 
 
 @pytest.mark.parametrize("bad", [0.0, -1.0, math.inf, math.nan, True, "1"])

@@ -28,12 +28,27 @@ def _bump(x):
     return x + 0.5 * math.exp(-((x - 0.37) / 0.01) ** 2)
 
 
-def test_a_faithful_twin_still_proves():
+def test_a_faithful_twin_is_proved_but_the_callables_stay_searched():
+    """A proof of the twin is not a proof of the callables (agreement at sampled points is not
+    identity): the verdict stays a search, and the warning says the twin itself was proved."""
     c = tc.inequality("t31.faithful", lhs=lambda x: 1 + x, rhs=lambda x: math.exp(x), domain=tc.Box(x=(-1, 1)),
                       arb=(1 + x, sp.exp(x)), register=False)
     assert c.certifier.premise_failure(None) == ""
+    assert not c.certifier.proves_claim
     r = verify_claim(c, executor="serial", budget=400)
-    assert (r.verdict, r.guarantee) == ("holds", "proved")
+    assert (r.verdict, r.guarantee) == ("holds", "search")
+    assert any("twin" in w and "is proved in ball arithmetic" in w for w in r.warnings), r.warnings
+
+
+def test_a_twin_that_differs_on_a_window_no_point_reaches_is_not_proved():
+    """The window (1e-7 wide) is missed by every sampled point: still never 'proved'."""
+    def lhs(x):
+        return x + (1.0 if 0.5 < x < 0.5 + 1e-7 else 0.0)
+    c = tc.inequality("t31.window", lhs=lhs, rhs=lambda x: x + 0.5, domain=tc.Box(x=(0, 1)),
+                      arb=(x, x + sp.Rational(1, 2)), register=False)
+    for seed in range(3):
+        r = verify_claim(c, executor="serial", seed=seed, budget=400)
+        assert r.guarantee != "proved", (seed, r)
 
 
 def test_a_twin_that_differs_where_the_search_looked_is_never_proved():

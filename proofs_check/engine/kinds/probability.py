@@ -13,6 +13,21 @@
   2 chunks on, so runs that stop early are checked too; one chunk cannot be).
   A fresh ``"fixed"`` run with the seed of an evaluated run in the same store is
   refused (``verify._refuse_same_seed``: same seed = same data).
+
+Independence of the trials is a premise of every guarantee here.  The chunk
+statistics are counts, so it can be checked only across chunks: a run that
+stopped after one chunk says so on its result (``premises``, printed with the
+verdict: "trials independent (not checked: stopped after 1 chunk)").
+``cluster=m`` declares that runs of ``m`` consecutive trials may share
+randomness (runs independent of each other): the decision then treats each
+run's event fraction ``x_j ∈ [0, 1]`` as one observation — ``k/m`` events in
+``n/m`` trials in the mixture likelihood ratios — which stay test
+supermartingales for ``[0, 1]``-valued observations with mean ``p``
+(``q^x (1 − q)^{1−x}`` is convex in ``x``, so its mean is at most its
+Bernoulli(p) mean, Hoeffding 1963 §3; ``docs/theory/engine.md`` §2).  A
+clustered claim is always decided by those e-values (guarantee
+``"anytime-valid"``, also under ``method="fixed"``: Clopper–Pearson needs
+Bernoulli trials).
 """
 from __future__ import annotations
 
@@ -52,6 +67,7 @@ class ProbabilityClaim(Claim):
     _callables: ClassVar[tuple[str, ...]] = ("fn",)
     fn: Callable[[np.random.Generator, int], int] | None = None
     delta: float
+    cluster: int | None = None
     chunk_size: int = 10_000
     default_budget: int = 1_000_000
     quick_budget: int = 50_000
@@ -60,9 +76,21 @@ class ProbabilityClaim(Claim):
         super().__post_init__()
         if not (0.0 < float(self.delta) < 1.0):
             raise ValueError(f"claim {self.id}: delta must lie in (0, 1), got {self.delta!r}")
+        if self.cluster is not None:
+            m = self.cluster
+            if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1 \
+                    or int(self.chunk_size) % int(m):
+                raise ValueError(f"claim {self.id}: cluster must be a whole divisor of chunk_size "
+                                 f"{self.chunk_size} (the number of consecutive trials that share "
+                                 f"randomness), got {m!r}")
+            object.__setattr__(self, "cluster", int(m))
 
     def _fingerprint_extra(self) -> dict:
-        return {"delta": float(self.delta)}
+        return {"delta": float(self.delta), **({} if self.cluster in (None, 1) else {"cluster": self.cluster})}
+
+    @property
+    def _m(self) -> int:
+        return self.cluster or 1
 
     def stats_function(self):
         return probability_stats
@@ -75,17 +103,18 @@ class ProbabilityClaim(Claim):
         return None
 
     def decision_method(self, method):
-        return method
+        return "anytime" if self._m > 1 else method
 
     def early_stop(self, alpha, method):
-        if method != "anytime":
+        if self.decision_method(method) != "anytime":
             return None
         acc = {"k": 0, "n": 0}
+        m = self._m
 
         def stop(chunk_stats):
             acc["k"] += int(chunk_stats[0])
             acc["n"] += self.chunk_size
-            return anytime_decision(acc["k"], acc["n"], self.delta, alpha) is not None
+            return anytime_decision(acc["k"] / m, acc["n"] // m, self.delta, alpha) is not None
         return stop
 
     def decide(self, prefix, alpha, method, n_chunks, common):
@@ -93,27 +122,36 @@ class ProbabilityClaim(Claim):
         k = int(sum(counts))
         n = len(prefix) * self.chunk_size
         delta = float(self.delta)
-        le_b = float(log_e_below(k, n, delta))
-        le_a = float(log_e_above(k, n, delta))
-        warnings = []
+        m = self._m
+        ku, nu = (k, n) if m == 1 else (k / m, n // m)     # run fractions: k/m "events" in n/m runs
+        le_b = float(log_e_below(ku, nu, delta))
+        le_a = float(log_e_above(ku, nu, delta))
+        warnings, premises = [], []
+        method = self.decision_method(method)
+        if m > 1:
+            premises.append(f"runs of {m} consecutive trials independent of each other (declared)")
+        elif len(prefix) == 1:
+            premises.append("trials independent (not checked: stopped after 1 chunk)")
         if method == "anytime":
-            verdict = anytime_decision(k, n, delta, alpha) or "inconclusive"
-            ci = probability_cs(k, n, alpha)
+            verdict = anytime_decision(ku, nu, delta, alpha) or "inconclusive"
+            ci = probability_cs(ku, nu, alpha)
             guarantee = "anytime-valid"
         else:
             ci = clopper_pearson(k, n, alpha)
             verdict = "holds" if ci[1] < delta else "refuted" if ci[0] > delta else "inconclusive"
             guarantee = "exact"
-        pval = binomial_dispersion_pvalue(counts, self.chunk_size)
+        pval = binomial_dispersion_pvalue(counts, self.chunk_size) if m == 1 else None
         if pval is not None and pval < DISPERSION_LEVEL:
             warnings.append(f"event counts vary across chunks more than independent trials allow "
                             f"(dispersion test p = {pval:.2g}): trials may not be independent, and then "
                             f"the interval is too narrow")
-        further = trials_to_decide(k, n, delta, alpha) if verdict == "inconclusive" else None
+        further = trials_to_decide(ku, nu, delta, alpha) if verdict == "inconclusive" else None
+        further = None if further is None else further * m          # runs of m trials
         return ProbabilityResult(**common, verdict=verdict, elapsed_s=0.0, guarantee=guarantee,
                                  warnings=tuple(warnings), trials=n, events=k, p_hat=k / n, ci=ci,
                                  delta=delta, method=method, stopped_early=len(prefix) < n_chunks,
-                                 log_e_below=le_b, log_e_above=le_a, further_trials=further)
+                                 log_e_below=le_b, log_e_above=le_a, further_trials=further,
+                                 premises=tuple(premises), cluster=self.cluster)
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -136,6 +174,15 @@ class ProbabilityResult(Result, kind="probability"):
     log_e_below: float
     log_e_above: float
     further_trials: int | None
+    #: what the guarantee rests on beyond the data (declared or unchecked), printed with the
+    #: verdict (issue 31), e.g. ``("trials independent (not checked: stopped after 1 chunk)",)``
+    premises: tuple = ()
+    #: declared number of consecutive trials that share randomness, else None
+    cluster: int | None = None
+
+    def premise_text(self) -> str:
+        """``"<guarantee> if <premise> and …"`` ("" with no premise)."""
+        return f"{self.guarantee} if " + " and ".join(self.premises) if self.premises else ""
 
     def proportion_ci(self) -> tuple[float, float]:
         return self.ci
@@ -157,11 +204,13 @@ class ProbabilityResult(Result, kind="probability"):
                     f"~{self.trials + self.further_trials} trials would likely settle it")
         what = "CS" if self.method == "anytime" else "CI"
         n = summary_number
+        tail = f"; {self.premise_text()}" if self.premises else ""
         return (f"p̂={n(self.p_hat)} {what}[{n(self.ci[0])}, {n(self.ci[1])}] vs δ={n(self.delta)}"
-                f" ({self.events}/{self.trials}){more}")
+                f" ({self.events}/{self.trials}){more}{tail}")
 
     def headline(self) -> str:
-        return f"p̂ = {fmt(self.p_hat)} ({self.events}/{self.trials}) vs δ = {fmt(self.delta)}"
+        tail = f"; {self.premise_text()}" if self.premises else ""
+        return f"p̂ = {fmt(self.p_hat)} ({self.events}/{self.trials}) vs δ = {fmt(self.delta)}{tail}"
 
     def interval(self, level):
         what = "anytime-valid CS" if self.method == "anytime" else "Clopper–Pearson CI"
