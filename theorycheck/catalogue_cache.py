@@ -6,8 +6,12 @@ metadata, so the first call writes it to a JSON file and later calls read it
 back (about 0.2 s).  The cache key covers everything that could change the
 list: the entry-point claim modules, the size and modification time of every
 ``.py`` file in their top-level packages, the package version and the Python
-version; any change rebuilds the cache.  A cache that cannot be read or
-written is ignored (listing then costs the import).  ``THEORYCHECK_NO_CACHE=1``
+version; any change rebuilds the cache.  The file also carries a SHA-256 of
+its key and its rows together (:func:`_checksum`), and every row is checked
+for its fields' types: a cache edited by hand, damaged or written by another
+program does not match and is rebuilt from the registry, so ``list`` never
+prints a claim that does not exist (issue 35, N8).  A cache that cannot be
+read or written is ignored (listing then costs the import).  ``THEORYCHECK_NO_CACHE=1``
 turns it off; ``THEORYCHECK_CACHE_DIR`` moves it (default
 ``$XDG_CACHE_HOME/theorycheck`` or ``~/.cache/theorycheck``).
 """
@@ -23,7 +27,7 @@ from pathlib import Path
 
 __all__ = ["ListedClaim", "listed_claims", "cache_dir"]
 
-FORMAT = "theorycheck-list-cache/1"
+FORMAT = "theorycheck-list-cache/2"
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,38 @@ def _key(modules: list[str]) -> str:
     return h.hexdigest()
 
 
+def _checksum(key: str, rows: list) -> str:
+    """SHA-256 of the cache's key and rows (canonical JSON: sorted keys, no spaces): binds the
+    content to what it was built from, so an edited row no longer matches."""
+    text = json.dumps({"format": FORMAT, "key": key, "claims": rows}, sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+_STR_FIELDS = ("id", "kind", "label", "role", "source", "statement")
+
+
+def _rows_ok(rows) -> bool:
+    """Every row has exactly :class:`ListedClaim`'s fields with their types, and the ids are unique."""
+    if not isinstance(rows, list):
+        return False
+    fields = set(ListedClaim.__dataclass_fields__)
+    ids = set()
+    for row in rows:
+        if not isinstance(row, dict) or set(row) != fields:
+            return False
+        if not all(isinstance(row[f], str) for f in _STR_FIELDS) or row["id"] in ids:
+            return False
+        if not (row["expected"] is None or isinstance(row["expected"], str)):
+            return False
+        if not (isinstance(row["papers"], list) and all(isinstance(p, str) for p in row["papers"])):
+            return False
+        if not isinstance(row["description"], dict):
+            return False
+        ids.add(row["id"])
+    return True
+
+
 def _from_registry() -> list[ListedClaim]:
     from proofs_check.engine.registry import claims
 
@@ -91,7 +127,8 @@ def listed_claims(*, fresh: bool = False) -> list[ListedClaim]:
     path = cache_dir() / f"list-{key[:32]}.json"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        if data.get("format") == FORMAT and data.get("key") == key:
+        if (isinstance(data, dict) and data.get("format") == FORMAT and data.get("key") == key
+                and _rows_ok(data.get("claims")) and data.get("sha256") == _checksum(key, data["claims"])):
             return [ListedClaim(**{**row, "papers": tuple(row["papers"])}) for row in data["claims"]]
     except (OSError, ValueError, KeyError, TypeError):
         pass
@@ -104,8 +141,8 @@ def listed_claims(*, fresh: bool = False) -> list[ListedClaim]:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".tmp{os.getpid()}")
         rows = [{**c.__dict__, "papers": list(c.papers)} for c in listed]
-        tmp.write_text(json.dumps({"format": FORMAT, "key": key, "claims": rows}, ensure_ascii=False),
-                       encoding="utf-8")
+        tmp.write_text(json.dumps({"format": FORMAT, "key": key, "claims": rows,
+                                   "sha256": _checksum(key, rows)}, ensure_ascii=False), encoding="utf-8")
         os.replace(tmp, path)
     except OSError:
         pass

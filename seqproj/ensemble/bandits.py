@@ -30,9 +30,12 @@ from proofs_check.engine import check_bool, check_instance, check_int, check_rea
 from ._limits import MAX_N, MAX_T
 
 from .agents import EnsemblePP, ExactTS, LinUCB
-# the raw kernels (no checks) in the round loop: the factors are created and kept valid here
-from .cholesky_update import chol_rank1_update_kernel as chol_rank1_update
-from .cholesky_update import solve_upper_t_kernel as solve_upper_t
+# the raw kernels (no checks) in the round loop: the factors are created and kept valid here.
+# Private names (issue 35, C6): a public name of this module must never reach an unchecked kernel
+# (a mismatched shape there reads out of bounds); the checked ones are
+# seqproj.ensemble.cholesky_update.chol_rank1_update / solve_upper_t.
+from .cholesky_update import chol_rank1_update_kernel as _chol_rank1_update
+from .cholesky_update import solve_upper_t_kernel as _solve_upper_t
 from .environments import ENVIRONMENTS
 from .fused_round import agent_regret
 from .index_families import sample_index, sample_perturbation
@@ -151,7 +154,7 @@ def _lockstep(env, agents, T, theta, X, eta, ctx_rng, agent_ss) -> np.ndarray:
         for grp in epp:
             th[grp["idx"]] += np.matmul(grp["A"], grp["zeta"][:, b, :, None])[:, :, 0]
         for i in ts:
-            th[i] += solve_upper_t(ts_L[i], ts_g[i][t])
+            th[i] += _solve_upper_t(ts_L[i], ts_g[i][t])
         Xt = _arms(env, X, ctx_rng, t)
         if Xt is None:  # sphere
             nrm = np.linalg.norm(th, axis=1, keepdims=True)
@@ -201,7 +204,7 @@ def _lockstep(env, agents, T, theta, X, eta, ctx_rng, agent_ss) -> np.ndarray:
             xA = np.matmul(xs[ix][:, None, :], A)[:, 0, :]
             A += gc[ix][:, :, None] * (grp["sig"][:, None] * grp["z"][:, b, :] - xA)[:, None, :]
         for i in ts:
-            chol_rank1_update(ts_L[i], xs[i] / sig[i])
+            _chol_rank1_update(ts_L[i], xs[i] / sig[i])
         for i in ucb:
             ucb_logdet[i] += math.log(c[i] / sig[i] ** 2)
             if env.kind == "finite":

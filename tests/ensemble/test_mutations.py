@@ -202,7 +202,7 @@ def test_smallest_m_refuted_when_baseline_is_broken(monkeypatch):
     assert normal != "refuted"
     # bug: exact TS plays its posterior mean (the L^{-T} g term is lost): every M is within
     # 10% of it at once, M* = 1 at every d, exponent 0
-    monkeypatch.setattr(bandits, "solve_upper_t", lambda L, g: np.zeros_like(g))
+    monkeypatch.setattr(bandits, "_solve_upper_t", lambda L, g: np.zeros_like(g))
     # issue 21: identical random replicates bound no mean, so the tie is inconclusive (it was
     # "refuted" only when ties were decided as deterministic); the mutation shows as exponent 0
     # with no spread, far outside the window, which the unmutated run never gives
@@ -267,7 +267,7 @@ def test_one_hot_small_m_refuted_when_ts_sample_is_broken(monkeypatch):
                                                                         K=100, T=300, factor=1.5)))
     assert _verdict(small, 40) != "refuted"
     # bug: exact TS plays its posterior mean (greedy): its regret dwarfs ensemble sampling's
-    monkeypatch.setattr(bandits, "solve_upper_t", lambda L, g: np.zeros_like(g))
+    monkeypatch.setattr(bandits, "_solve_upper_t", lambda L, g: np.zeros_like(g))
     assert _verdict(small, 40) == "refuted"
 
 

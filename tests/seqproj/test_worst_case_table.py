@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -62,6 +63,9 @@ def test_resume_repeats_no_evaluation(cell, monkeypatch):
     for key in ("M_hi", "M_lo_95", "M_lo_99", "M_c"):
         assert again[key] == res[key]
     assert len(calls) <= 4                             # only the cut evaluation is redone
+    # the recomputed evaluation starts on its own line: the journal reads back whole
+    entries = wct.read_journal(path, wct.cell_identity(0.5, 20))
+    assert len(entries) == len(lines)
 
 
 @pytest.mark.parametrize("kw, msg", [
@@ -96,18 +100,96 @@ def test_cli_writes_the_table(tmp_path):
     assert (tmp_path / "t.json.d" / "eps0.5_T20.jsonl").exists()
 
 
+def _signed(entry, eps=0.5, T=20, **over):
+    """A journal line of cell (eps, T) as the module writes it, then ``over`` applied and re-signed
+    (an edit made by someone who recomputes the checksum)."""
+    d = json.loads(wct.journal_line(wct.cell_identity(eps, T), entry))
+    if over:
+        d.update(over)
+        d["sha256"] = wct._checksum(d)
+    return json.dumps(d)
+
+
+def _replay(M, k, n, **kw):
+    from proofs_check.engine import clopper_pearson
+
+    return {"kind": "lower", "M": M, "k": k, "n": n, "rate": k / n, "lo95": clopper_pearson(k, n, 0.05)[0],
+            "p_dp": 0.2, "seed": 5000 + M, "seconds": 0.1, **kw}
+
+
+_GOOD = {"kind": "coarse", "M": 12, "p_c": 0.3, "seconds": 0.1}
+
+
 @pytest.mark.parametrize("line, msg", [
-    ('{"kind": "other", "M": 5}', "kind must be one of"),
-    ('{"kind": "coarse", "M": 2.5, "p_c": 0.1, "seconds": 1}', "M must be an integer"),
-    ('{"kind": "coarse", "M": 10, "p_c": NaN, "seconds": 1}', "p_c must be a finite number"),
-    ('{"kind": "upper", "M": 10, "seconds": 1}', "upper must be a finite number"),
-    ('{"kind": "lower", "M": 10, "k": 7, "n": 5, "rate": 1.4, "seconds": 1}', "0 ≤ k ≤ n"),
-])
+    (_signed(_GOOD, kind="other"), "kind must be one of"),
+    (_signed(_GOOD, M=2.5), "M must be an integer"),
+    (_signed(_GOOD, p_c=float("nan")), "p_c must be a finite number"),
+    (_signed(_GOOD, p_c=1.5), r"p_c must be a probability in \[0, 1\]"),
+    (_signed(_GOOD, p_c=-0.01), r"p_c must be a probability in \[0, 1\]"),
+    (_signed({"kind": "upper", "M": 10, "seconds": 1}), "upper must be a finite number"),
+    (_signed({"kind": "upper", "M": 10, "upper": 1.2, "seconds": 1}), r"upper must be a probability"),
+    (_signed({**_replay(10, 5, 7), "k": 7, "n": 5}), "0 ≤ k ≤ n"),
+    (_signed(_replay(10, 5, 4000), rate=0.5), "is not k/n"),
+    (_signed(_replay(10, 5, 4000), seed=7), "seed must be 5000 \\+ M"),
+    (_signed(_replay(10, 5, 4000), lo95=0.3), "Clopper–Pearson"),
+    (_signed(_GOOD).replace('"p_c": 0.3', '"p_c": 0.0'), "checksum mismatch"),
+    (_signed(_GOOD, eps=0.25), r"another cell \(ε = 0.25, T = 20\)"),
+    (_signed(_GOOD, T=100), r"another cell \(ε = 0.5, T = 100\)"),
+    (_signed(_GOOD, code="f" * 16), "another version of the code"),
+    (_signed(_GOOD, journal="seqproj-worst-case-journal/9"), "is not 'seqproj-worst-case-journal/2'"),
+    ('{"kind": "coarse", "M": 12, "p_c": 0.3, "seconds": 0.1}', "older version"),
+    ("[]", "a JSON object is needed"),
+], ids=["kind", "M", "p_c_nan", "p_c_above_1", "p_c_negative", "upper_missing", "upper_above_1", "k_above_n",
+        "rate_not_k_over_n", "seed", "lo95", "checksum", "other_eps", "other_T", "other_code", "future_format",
+        "old_format", "not_an_object"])
 def test_an_edited_journal_is_refused_by_line(tmp_path, line, msg):
+    """Issue 35 A2: a line of another cell, another code, a bad checksum, a probability outside
+    [0, 1] or a rate other than k/n is refused with its file and line, never merged."""
     path = tmp_path / "cell.jsonl"
-    path.write_text('{"kind": "coarse", "M": 12, "p_c": 0.3, "seconds": 0.1}\n' + line + "\n")
-    with pytest.raises(ValueError, match=f"line 2: .*{msg}"):
+    path.write_text(_signed({"kind": "coarse", "M": 14, "p_c": 0.25, "seconds": 0.1}) + "\n" + line + "\n")
+    with pytest.raises(wct.JournalError, match=f"{path}, line 2: .*{msg}"):
         wct.mstar_cell(0.5, 20, delta=0.2, n=4000, journal=path)
+
+
+def test_contradicting_lines_and_an_upper_below_the_coarse_value_are_refused(tmp_path):
+    path = tmp_path / "cell.jsonl"
+    path.write_text(_signed(_GOOD) + "\n" + _signed({**_GOOD, "p_c": 0.31}) + "\n")
+    with pytest.raises(wct.JournalError, match="line 2: contradicts line 1"):
+        wct.mstar_cell(0.5, 20, delta=0.2, n=4000, journal=path)
+    path.write_text(_signed(_GOOD) + "\n" + _signed({"kind": "upper", "M": 12, "upper": 0.2, "seconds": 1}) + "\n")
+    with pytest.raises(wct.JournalError, match=r"line 2: upper 0.2 is below the coarse value"):
+        wct.mstar_cell(0.5, 20, delta=0.2, n=4000, journal=path)
+    # the same evaluation twice (two runs on one journal) is fine
+    path.write_text(_signed(_GOOD) + "\n" + _signed({**_GOOD, "seconds": 3.0}) + "\n")
+    assert [e["M"] for _, e in wct.read_journal(path, wct.cell_identity(0.5, 20))] == [12]
+
+
+def test_the_code_fingerprint_covers_the_modules_that_compute(monkeypatch, tmp_path):
+    """Another source of one of the computing modules gives another fingerprint (so its lines are
+    refused); the identity names ε and T."""
+    fp = wct.code_fingerprint()
+    import seqproj.worst_case_replay as rep
+
+    src = Path(rep.__file__).read_bytes()
+    real_read = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: src + b"# edited\n" if self == Path(rep.__file__)
+                        else real_read(self))
+    monkeypatch.setattr(wct, "_FINGERPRINT", None)
+    assert wct.code_fingerprint() != fp
+    assert {"eps": 0.5, "T": 20}.items() <= wct.cell_identity(0.5, 20).items()
+
+
+def test_a_failed_journal_write_names_the_file(tmp_path, monkeypatch):
+    """A full disk while appending is an OSError naming the journal (the CLI prints it as one line)."""
+    path = tmp_path / "cell.jsonl"
+
+    def full(fd, data):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(wct.os, "write", full)
+    with pytest.raises(OSError, match="cannot append to the journal: No space left on device") as e:
+        wct.mstar_cell(0.5, 20, delta=0.2, n=4000, journal=path)
+    assert e.value.filename == str(path)
 
 
 def test_a_journalled_replay_of_another_size_is_run_again(cell, tmp_path):
