@@ -183,6 +183,7 @@ def _claim_test(claim, max_examples: int):
     mpmath confirmation, and — on the example Hypothesis shrank to — the
     engine's own shrinking and report."""
     from .engine.search import confirm_mp, violates
+    from .engine.registry import claim_origin
     from .engine.shrink import complexity, reproduce_line, shrink
 
     strategy = from_claim(claim)
@@ -215,7 +216,7 @@ def _claim_test(claim, max_examples: int):
             raise AssertionError(
                 f"{claim.id}: counterexample (shrunk; {complexity(sh.theta, claim.default_point)[0]} "
                 f"coordinate(s) off their default) {shown_point}: lhs = {sh.lhs!r}, rhs = {sh.rhs!r}, "
-                f"margin lhs − rhs = {sh.margin!r}\n  reproduce: {reproduce_line(claim, sh.theta)}") from None
+                f"margin lhs − rhs = {sh.margin!r}\n  reproduce: {reproduce_line(claim, sh.theta, origin=claim_origin(claim.id))}") from None
 
     test.__name__ = test.__qualname__ = f"test_{claim.id.replace('.', '_')}"
     return test

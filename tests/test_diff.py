@@ -12,8 +12,10 @@ from proofs_check.engine import get_claim
 from theorycheck.cli import main
 from theorycheck.diff import diff_runs, estimate, load_run
 from theorycheck.report.document import claim_meta
+from theorycheck.report.provenance import collect_provenance
 
 IDS = ("selftest.dg_tail", "selftest.dg_tail_doubled", "selftest.logit_energy_identity")
+PROVENANCE = collect_provenance(seed=0, alpha=0.01, quick=True)
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +31,8 @@ def _run(path, results, *, meta=True, fingerprints=None):
         for cid, fp in (fingerprints or {}).items():
             claims[cid]["fingerprint"] = fp
         (path / "report.json").write_text(json.dumps({"seed": results[0].seed, "alpha": 0.01, "quick": True,
-                                                      "elapsed_s": 1.0, "claims": claims}))
+                                                      "elapsed_s": 1.0, "claims": claims,
+                                                      "provenance": PROVENANCE}))
     return path
 
 

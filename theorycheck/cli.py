@@ -34,6 +34,165 @@ EXIT_CLAIM_FAILED = 3
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
 
+#: A run still going after this many seconds prints progress lines on stderr (terminal or not).
+PROGRESS_AFTER_S = 2.0
+#: With no claim or figure finished for this long, a "still running" line is printed.
+HEARTBEAT_S = 15.0
+
+
+def _duration(s: float) -> str:
+    """``42 s``, ``3 min 05 s``, ``1 h 02 min`` (rounded to the second)."""
+    s = max(0, int(round(s)))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60:02d} s"
+    return f"{s // 3600} h {(s % 3600) // 60:02d} min"
+
+
+class _ProgressLines:
+    """Progress of a run as plain lines on stderr — for a terminal and for a log file alike.
+
+    Nothing is printed by a run that ends within :data:`PROGRESS_AFTER_S` seconds.  After
+    that: one first line (what is running, how much is done), then one line per finished
+    claim or figure with its count and an ETA, and a "still running" line whenever
+    :data:`HEARTBEAT_S` seconds pass without one (a slow claim is not mistaken for a hang).
+
+    The ETA is ``elapsed · (1 − f) / f`` where ``f`` is the fraction of the work done:
+    finished claims count 1 each and a running claim ``done / total`` of its chunks (from
+    the engine's progress callback); it assumes the rest runs at the average pace so far, so
+    it is a rough forecast, not a bound.  Figures after the claims have their own count."""
+
+    def __init__(self, n_claims=None, n_figures: int = 0, *, stream=None, what: str = "verify",
+                 poll=None, after_s=None, heartbeat_s=None):
+        import threading
+
+        # n_claims None: still loading the claims (the clock runs from the start of the command)
+        self.n, self.nf, self.what = (None if n_claims is None else int(n_claims)), int(n_figures), what
+        self.stream = stream if stream is not None else sys.stderr
+        self.poll = poll
+        self.after_s = float(PROGRESS_AFTER_S if after_s is None else after_s)
+        self.heartbeat_s = float(HEARTBEAT_S if heartbeat_s is None else heartbeat_s)
+        self.done, self.fig_done, self.partial = 0, 0, {}
+        self.lock = threading.RLock()
+        self.t0 = time.monotonic()
+        self.shown = False
+        self.last_line = self.t0
+        self.stop_event = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="theorycheck-progress", daemon=True)
+
+    # -- events -----------------------------------------------------------------------
+    def set_work(self, n_claims: int, n_figures: int = 0, poll=None) -> None:
+        """The claims (and figures) selected, once loaded; a line if the start was announced."""
+        with self.lock:
+            self.n, self.nf = int(n_claims), int(n_figures)
+            if poll is not None:
+                self.poll = poll
+            if self.shown:
+                figs = f" and build {self.nf} figures" if self.nf else ""
+                self._line(f"{self.what}: claims loaded; {self.n} claims to verify{figs}", force=True)
+
+    def tracker(self, claim_id):
+        """The engine's per-claim progress callback ``update(done, total)`` (chunks)."""
+        def update(done, total):
+            with self.lock:
+                if total:
+                    self.partial[claim_id] = min(1.0, float(done) / float(total))
+        return update
+
+    def claim_done(self, claim_id: str, verdict: str, elapsed_s=None) -> None:
+        with self.lock:
+            self.partial.pop(claim_id, None)
+            self.done += 1
+            took = f" ({elapsed_s:.1f} s)" if isinstance(elapsed_s, (int, float)) else ""
+            self._line(f"[{self.done}/{self.n} claims] {verdict:<12} {claim_id}{took}", force=False)
+
+    def figure_done(self, name: str) -> None:
+        with self.lock:
+            self.fig_done += 1
+            self._line(f"[{self.fig_done}/{self.nf} figures] {name}", force=False)
+
+    # -- output -------------------------------------------------------------------------
+    def _eta(self, now: float) -> str:
+        elapsed = now - self.t0
+        if self.n is None:
+            return "ETA once the claims are loaded"
+        if self.n and self.done < self.n:
+            f = (self.done + sum(self.partial.values())) / self.n
+            tail = f", then {self.nf} figures" if self.nf else ""
+            return (f"ETA {_duration(elapsed * (1 - f) / f)} for the claims{tail}" if f > 0
+                    else f"ETA unknown until a claim finishes{tail}")
+        if self.nf and self.fig_done < self.nf:
+            if self.fig_done == 0:
+                return "ETA unknown until a figure is built"
+            # the figures' pace: time since the claims finished (or the start) per figure
+            start = getattr(self, "figures_from", self.t0)
+            per = (now - start) / self.fig_done
+            return f"ETA {_duration(per * (self.nf - self.fig_done))}"
+        return "finishing"
+
+    def _line(self, text: str, *, force: bool) -> None:
+        now = time.monotonic()
+        if not self.shown:
+            if not force and now - self.t0 < self.after_s:
+                return
+            self.shown = True
+        if self.n is not None and self.done == self.n and not hasattr(self, "figures_from"):
+            self.figures_from = now
+        try:
+            print(f"theorycheck: {text} · {_duration(now - self.t0)} elapsed · {self._eta(now)}",
+                  file=self.stream, flush=True)
+        except (OSError, ValueError):
+            pass
+        self.last_line = now
+
+    def _run(self) -> None:
+        while not self.stop_event.wait(0.25):
+            if self.poll is not None:
+                try:
+                    self.poll(self)
+                except Exception:               # progress must never break the run
+                    pass
+            with self.lock:
+                now = time.monotonic()
+                if not self.shown and now - self.t0 >= self.after_s:
+                    figs = f" and build {self.nf} figures" if self.nf else ""
+                    what = (f"loading the claims" if self.n is None
+                            else f"{self.n} claims to verify{figs}, {self.done} done")
+                    self._line(f"{self.what}: {what} (--quiet silences these lines)", force=True)
+                elif self.shown and self.n is None and now - self.last_line >= self.heartbeat_s:
+                    self._line(f"{self.what}: still loading the claims", force=True)
+                elif self.shown and now - self.last_line >= self.heartbeat_s:
+                    running = sorted(self.partial)
+                    who = f" ({', '.join(running[:3])}{' …' if len(running) > 3 else ''})" if running else ""
+                    if self.n and self.done < self.n:
+                        self._line(f"[{self.done}/{self.n} claims] still running{who}", force=True)
+                    else:
+                        self._line(f"[{self.fig_done}/{self.nf} figures] still running", force=True)
+
+    def start(self) -> "_ProgressLines":
+        if not self.thread.is_alive() and not self.stop_event.is_set():
+            self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop the clock thread (no more lines)."""
+        self.stop_event.set()
+        if self.thread.is_alive():
+            self.thread.join(timeout=5)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+        if self.poll is not None and exc[0] is None:
+            try:
+                self.poll(self)
+            except Exception:
+                pass
+        return False
+
 
 class _Terminated(KeyboardInterrupt):
     """SIGTERM, raised in the main thread so that every ``finally`` shuts its pool down."""
@@ -170,8 +329,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     q = sub.add_parser("list", help="list claims with kind, source and label")
-    q.add_argument("pattern", nargs="*", metavar="[FILE.py ...] [PATTERN]",
-                   help="claims files of your own (optional), then a claim id, dotted prefix (e.g. seqproj) or glob")
+    q.add_argument("pattern", nargs="*", metavar="[FILE.py ...] PATTERN",
+                   help="claims files of your own (optional), then claim ids, dotted prefixes (e.g. seqproj) or "
+                        "globs: the claims any of them selects")
     _user_opt(q)
     q.add_argument("--paper", metavar="KEY", help="only claims citing this paper (see --papers)")
     q.add_argument("--papers", action="store_true", help="list the paper keys with title and URL")
@@ -188,17 +348,24 @@ def build_parser() -> argparse.ArgumentParser:
                        help="parallel workers (default: all cores)")
         q.add_argument("--scheduler", default=None, help="Dask scheduler address, e.g. tcp://host:8786")
         q.add_argument("--quick", action="store_true", help=quick_help)
+        q.add_argument("-q", "--quiet", action="store_true",
+                       help="no progress lines on stderr (by default a run that lasts more than "
+                            f"{PROGRESS_AFTER_S:g} s prints one line per finished claim with a count and an "
+                            "ETA, terminal or not)")
 
     q = sub.add_parser("verify", help="verify claims and print verdicts")
     q.add_argument("target", nargs="*", metavar="[FILE.py ...] TARGET",
-                   help="claim id, dotted prefix (e.g. seqproj) or glob; before it, claims files of your "
-                        "own (then TARGET is optional: all their claims)")
+                   help="claim ids, dotted prefixes (e.g. seqproj) or globs — the claims any of them selects, "
+                        "each once; a pattern selecting nothing is an error; claims files of your own "
+                        "(FILE.py) may come anywhere (then TARGET is optional: all their claims)")
     _user_opt(q)
     q.add_argument("--budget", type=_int_arg("--budget", 1, MAX_BUDGET), default=None,
                    help="units of work per claim (trials, cases, evaluations, replicates)")
     run_opts(q, "use each claim's small quick budget")
     q.add_argument("--out", type=_folder("--out"), default="theorycheck-results",
-                   help="folder for per-chunk result files (default theorycheck-results)")
+                   help="folder for per-chunk result files, and for this run's results.jsonl and "
+                        "report.json (provenance: versions, commit, seed, α, budgets, claim fingerprints), "
+                        "which `theorycheck diff` and `report --from` read (default theorycheck-results)")
     q.add_argument("--resume", action="store_true", help="continue from the result files in --out")
     q.add_argument("--fixed", action="store_true",
                    help="probability claims: run the whole budget and decide by Clopper–Pearson "
@@ -230,9 +397,9 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--from", dest="from_path", metavar="RESULTS", default=None,
                    help="re-render from a results.jsonl, report.json or report folder without running "
                         "anything (into --out if given, else beside RESULTS)")
-    q.add_argument("pattern", nargs="*", metavar="[FILE.py ...] [PATTERN]",
-                   help="restrict to claims matching this id, prefix or glob (and to the figures that "
-                        "support them); before it, claims files of your own (then only their claims)")
+    q.add_argument("pattern", nargs="*", metavar="[FILE.py ...] PATTERN",
+                   help="restrict to claims matching any of these ids, prefixes or globs (and to the figures "
+                        "that support them); claims files of your own (then only their claims)")
     _user_opt(q)
     fail_on_opt(q)
     fdr_opt(q)
@@ -324,12 +491,12 @@ def _load_user(args) -> None:
     attr = "target" if hasattr(args, "target") else "pattern" if hasattr(args, "pattern") else None
     words = list(getattr(args, attr) or []) if attr else []
     files = [w for w in words if _is_claims_file(w)]
-    rest = [w for w in words if not _is_claims_file(w)]
-    if len(rest) > 1:
-        raise ValueError(f"give one claim id, prefix or glob, got {len(rest)}: {' '.join(rest)} "
-                         f"(claims files end in .py)")
-    if attr:
-        setattr(args, attr, rest[0] if rest else None)
+    rest = list(dict.fromkeys(w for w in words if not _is_claims_file(w)))     # each pattern once
+    if attr == "pattern" and args.command == "figs" and len(rest) > 1:
+        raise ValueError(f"give one figure name or glob, got {len(rest)}: {' '.join(rest)} "
+                         f"(files of your own end in .py)")
+    if attr:                 # list/verify/report: the patterns (their union), or None for "all"
+        setattr(args, attr, (rest[0] if rest else None) if args.command == "figs" else (rest or None))
     specs = files + list(getattr(args, "modules", []) or [])
     args.user_claims, args.user_figures = None, None
     if not specs:
@@ -360,27 +527,46 @@ def _load_user(args) -> None:
                                           or getattr(fn, "__module__", "").startswith(m + ".") for m in mods))
 
 
-def _chosen(args, pattern, *, every: bool = False):
-    """The claims a command runs: the user's own (filtered by ``pattern``) when
-    claims files or modules were given, else the registry's."""
+def _chosen(args, patterns, *, every: bool = False):
+    """The claims a command runs: the user's own (filtered by ``patterns``) when
+    claims files or modules were given, else the registry's.
+
+    ``patterns`` (a list, or ``None`` for all): the union of the claims each selects
+    (:func:`proofs_check.engine.registry.matches`: an id, a dotted prefix or a glob), each
+    claim once, in id order; a pattern that selects nothing is an error naming it — a typo
+    in one of several patterns is not silently dropped."""
+    if isinstance(patterns, str):
+        patterns = [patterns]
     if getattr(args, "user_claims", None) is None:
-        if pattern is None:
+        if not patterns:
             if every:
                 from proofs_check.engine import claims
 
                 return claims()
             raise ValueError("give a claim id, dotted prefix or glob (e.g. selftest), or a claims file "
                              "(my_claims.py) or module (-m mypkg.claims)")
-        return _select(pattern)
-    if pattern is None:
+        return _union([_select(p) for p in patterns])
+    if not patterns:
         return args.user_claims
     from proofs_check.engine.registry import matches
 
-    found = [c for c in args.user_claims if matches(c.id, pattern)]
-    if not found:
-        raise ValueError(f"pattern {pattern!r} matches none of the claims loaded "
-                         f"({', '.join(c.id for c in args.user_claims[:6])})")
-    return found
+    picked = []
+    for p in patterns:
+        found = [c for c in args.user_claims if matches(c.id, p)]
+        if not found:
+            raise ValueError(f"pattern {p!r} matches none of the claims loaded "
+                             f"({', '.join(c.id for c in args.user_claims[:6])})")
+        picked.append(found)
+    return _union(picked)
+
+
+def _union(groups):
+    """The claims of ``groups`` (lists of claims), each id once, sorted by id."""
+    by_id = {}
+    for g in groups:
+        for c in g:
+            by_id.setdefault(c.id, c)
+    return [by_id[k] for k in sorted(by_id)]
 
 
 def _select(pattern):
@@ -426,9 +612,10 @@ def _cmd_list(args) -> int:
         from .cli_format import suggest
         from proofs_check.engine.registry import matches
 
-        found = [c for c in listed if matches(c.id, args.pattern)]
-        if not found:
-            raise ValueError(f"pattern {args.pattern!r} matches no claim{suggest(args.pattern, [c.id for c in listed])}")
+        for p in args.pattern:             # a pattern that lists nothing is named (not dropped)
+            if not any(matches(c.id, p) for c in listed):
+                raise ValueError(f"pattern {p!r} matches no claim{suggest(p, [c.id for c in listed])}")
+        found = [c for c in listed if any(matches(c.id, p) for p in args.pattern)]
     if args.paper is not None:
         paper(args.paper)                  # ValueError listing the keys if unknown
         found = [c for c in found if args.paper in c.papers]
@@ -442,11 +629,12 @@ def _cmd_list(args) -> int:
     return 0
 
 
-def _verify_many(selected, args, *, out, resume, method, quick, show_progress, failures=None):
+def _verify_many(selected, args, *, out, resume, method, quick, show_progress, failures=None, lines=None):
     """Results of ``selected`` as they are decided.  A claim whose own code fails
     (:func:`proofs_check.engine.executors.claim_failure`) is reported in one line
     and appended to ``failures``; the run goes on with the claims not yet decided.
-    Claim code's prints go to stderr while it runs."""
+    Claim code's prints go to stderr while it runs.  Progress: a bar on a terminal
+    (``show_progress``), else the plain lines of ``lines`` (:class:`_ProgressLines`)."""
     from proofs_check.engine import verify_claims
     from proofs_check.engine.executors import claim_failure
 
@@ -457,7 +645,10 @@ def _verify_many(selected, args, *, out, resume, method, quick, show_progress, f
             gen = verify_claims(todo, executor=args.executor, workers=args.workers,
                                 scheduler=args.scheduler, budget=getattr(args, "budget", None),
                                 seed=args.seed, alpha=args.alpha, quick=quick, out=out, resume=resume,
-                                method=method, progress_for=lambda c: _tracker(prog, c.id, tasks),
+                                method=method,
+                                progress_for=lambda c: (_tracker(prog, c.id, tasks) if prog is not None
+                                                        else lines.tracker(c.id) if lines is not None
+                                                        else None),
                                 across_claims=True)
             try:
                 while True:
@@ -469,6 +660,8 @@ def _verify_many(selected, args, *, out, resume, method, quick, show_progress, f
                             break
                     todo = [c for c in todo if c.id != r.claim]
                     _finish(prog, tasks, r)
+                    if lines is not None:
+                        lines.claim_done(r.claim, r.verdict, r.elapsed_s)
                     yield r
             except Exception as exc:
                 failure = claim_failure(exc)
@@ -479,6 +672,8 @@ def _verify_many(selected, args, *, out, resume, method, quick, show_progress, f
                 if prog is not None and task is not None:
                     prog.remove_task(task)
                 _report_claim_failure(failure)
+                if lines is not None:
+                    lines.claim_done(failure.claim, "FAILED")
                 if failures is not None:
                     failures.append(failure)
             finally:
@@ -496,27 +691,99 @@ def _exit_status(results, conditions) -> int:
 
 
 def _cmd_verify(args) -> int:
-    from .cli_format import print_json, print_rows, summary_line
-
     selected = _chosen(args, args.target)
     fmt = _format(args)
     rows, results, failures = [], [], []
-    show = fmt != "json" and sys.stderr.isatty()
+    show = fmt != "json" and sys.stderr.isatty() and not args.quiet
+    lines = getattr(args, "progress_lines", None)
+    if show and lines is not None:         # a terminal table run: the bar takes over
+        lines.stop()
+        lines = None
+    elif lines is not None:
+        lines.set_work(len(selected))
     stored = _stored_looks(args.out, selected) if args.resume else {}
     t0 = time.perf_counter()
-    for r in _verify_many(selected, args, out=args.out, resume=args.resume,
-                          method="fixed" if args.fixed else "anytime", quick=args.quick,
-                          show_progress=show, failures=failures):
-        results.append(r)
-        if fmt == "json":
-            print_json(r.to_dict())
-        else:
-            verdict = r.verdict if r.expected is None else (
-                f"{r.verdict} (as expected)" if r.as_expected else f"{r.verdict} (expected {r.expected})")
-            evidence = r.summary() + ("; " + r.certificate_sentence() if r.guarantee == "proved" else "") \
-                + "".join(f"\n⚠ {w}" for w in r.warnings)
-            rows.append((r.claim, r.kind, verdict, r.guarantee, evidence, r.seed, f"{r.elapsed_s:.2f}"))
+    prov = None
+    if args.out:                      # recorded at the start, like `report` (the run's, not the write's)
+        from .report.provenance import collect_provenance
+
+        prov = collect_provenance(seed=args.seed, alpha=args.alpha, quick=args.quick, budget=args.budget)
+    with (lines if lines is not None else _nothing()):
+        for r in _verify_many(selected, args, out=args.out, resume=args.resume,
+                              method="fixed" if args.fixed else "anytime", quick=args.quick,
+                              show_progress=show, failures=failures, lines=lines):
+            results.append(r)
+            _verify_row(r, fmt, rows)
     elapsed = time.perf_counter() - t0
+    _write_run_files(args, selected, results, failures, prov, elapsed)
+    return _verify_output(args, fmt, selected, rows, results, failures, stored, elapsed)
+
+
+@contextmanager
+def _nothing():
+    yield None
+
+
+def _write_run_files(args, selected, results, failures, prov, elapsed) -> None:
+    """``OUT/results.jsonl`` (this run's results and failed-claim lines, the format of
+    ``theorycheck report``) and ``OUT/report.json`` (seed, α, budgets, provenance — versions,
+    commit, date — and each claim's fingerprint: :func:`theorycheck.report.document.claim_meta`),
+    each written whole or not at all, so that ``theorycheck diff OUT_A OUT_B`` compares two
+    verify runs by fingerprint and commit, and ``report --from OUT`` renders one.  They hold the
+    claims of this run only (an earlier run into the same folder is replaced)."""
+    from .report.document import claim_meta
+
+    out = args.out
+    os.makedirs(out, exist_ok=True)
+    done = {r.claim for r in results} | {f.claim for f in failures}
+    meta = {"seed": int(args.seed), "alpha": float(args.alpha), "quick": bool(args.quick),
+            "elapsed_s": round(float(elapsed), 3), "provenance": prov,
+            "claims": {c.id: claim_meta(c) for c in selected if c.id in done}, "figures": {}}
+    lines = [json.dumps(r.to_dict(), ensure_ascii=False) for r in results]
+    for f in failures:
+        what = f.what + (f" (in chunk {f.chunk})" if f.chunk is not None else "")
+        lines.append(json.dumps({"claim": f.claim, "error": " ".join(what.split()) or "failed",
+                                 "where": f.where or None}, ensure_ascii=False))
+    _atomic_write(os.path.join(out, "results.jsonl"), "".join(x + "\n" for x in lines))
+    _atomic_write(os.path.join(out, "report.json"), json.dumps(meta, ensure_ascii=False, indent=1) + "\n")
+
+
+def _atomic_write(path: str, text: str) -> None:
+    """Write ``path`` whole or not at all (a temporary sibling named by process and thread, renamed)."""
+    import threading
+
+    tmp = os.path.join(os.path.dirname(path) or ".",
+                       f".{os.path.basename(path)}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _verify_row(r, fmt, rows) -> None:
+    """Print ``r`` as a JSON line (``--json``), or add its table row to ``rows``."""
+    from .cli_format import print_json
+
+    if fmt == "json":
+        print_json(r.to_dict())
+        return
+    verdict = r.verdict if r.expected is None else (
+        f"{r.verdict} (as expected)" if r.as_expected else f"{r.verdict} (expected {r.expected})")
+    evidence = r.summary() + ("; " + r.certificate_sentence() if r.guarantee == "proved" else "") \
+        + "".join(f"\n⚠ {w}" for w in r.warnings)
+    rows.append((r.claim, r.kind, verdict, r.guarantee, evidence, r.seed, f"{r.elapsed_s:.2f}"))
+
+
+def _verify_output(args, fmt, selected, rows, results, failures, stored, elapsed) -> int:
+    """Everything ``verify`` prints after the last verdict, and its exit status."""
+    from .cli_format import print_rows, summary_line
+
     if getattr(args, "fdr", False):
         # the statement goes where the summary goes; in a table each refutation is marked
         marks = _print_fdr(results, args.alpha, sys.stderr if fmt in ("json", "plain") else sys.stdout)
@@ -684,9 +951,19 @@ def _cmd_report(args) -> int:
 
             check_portable(selected, executor_kind(args.executor, args.scheduler))
             extra["figures"] = sorted(set(figures_for(selected)) | set(args.user_figures or ()))
-        path = write_report(selected, args.out, seed=args.seed, alpha=args.alpha, quick=args.quick,
-                            executor=args.executor, workers=args.workers, scheduler=args.scheduler,
-                            progress=sys.stderr.isatty(), **extra)
+        if "figures" in extra:
+            n_fig = len(extra["figures"])
+        else:
+            from .report.figures import figure_info
+
+            n_fig = len(figure_info())
+        lines = getattr(args, "progress_lines", None)
+        if lines is not None:
+            lines.set_work(len(selected), n_fig, poll=_report_poller(args.out))
+        with (lines if lines is not None else _nothing()):
+            path = write_report(selected, args.out, seed=args.seed, alpha=args.alpha, quick=args.quick,
+                                executor=args.executor, workers=args.workers, scheduler=args.scheduler,
+                                progress=False, **extra)
         source = os.path.join(args.out, "results.jsonl")
     failed: list = []
     results = read_results(source, failed)
@@ -709,6 +986,52 @@ def _cmd_report(args) -> int:
               file=sys.stderr)
         return EXIT_CLAIM_FAILED
     return status
+
+
+def _report_poller(out):
+    """A :class:`_ProgressLines` poll for ``theorycheck report``: the claims decided so far are
+    the lines of the results file the report appends to as each claim is decided (its temporary
+    sibling of ``OUT/results.jsonl``, renamed over it at the end), the figures built so far the
+    ``OUT/figures/NAME.json`` files written since the start (a figure's data file is written
+    after its PDF and PNG: :func:`paper_figs.style.save_figure`).  Only what the run itself
+    writes is read; a line not yet complete is read on the next poll."""
+    from pathlib import Path
+
+    folder = Path(out)
+    tmp = folder / f".results.jsonl.{os.getpid()}.tmp"       # theorycheck.report._tmp_sibling
+    final = folder / "results.jsonl"
+    started = time.time()
+    state = {"offset": 0, "figures": set()}
+
+    def poll(lines: _ProgressLines) -> None:
+        src = tmp if tmp.exists() else final
+        try:
+            if src is final and (not final.exists() or final.stat().st_mtime < started):
+                src = None
+            if src is not None:
+                with open(src, "rb") as fh:
+                    fh.seek(state["offset"])
+                    chunk = fh.read()
+                end = chunk.rfind(b"\n") + 1
+                state["offset"] += end
+                for raw in chunk[:end].splitlines():
+                    try:
+                        d = json.loads(raw)
+                    except ValueError:
+                        continue
+                    if isinstance(d, dict) and isinstance(d.get("claim"), str):
+                        el = d.get("elapsed_s")
+                        lines.claim_done(d["claim"], str(d.get("verdict") or "FAILED"),
+                                         el if isinstance(el, (int, float)) else None)
+            figs = folder / "figures"
+            if figs.is_dir():
+                for f in sorted(figs.glob("*.json")):
+                    if f.stem not in state["figures"] and f.stat().st_mtime >= started:
+                        state["figures"].add(f.stem)
+                        lines.figure_done(f.stem)
+        except OSError:
+            return
+    return poll
 
 
 def _cmd_reproduce(args) -> int:
@@ -742,7 +1065,8 @@ def _cmd_diff(args) -> int:
     from .cli_format import EXIT_FAILED, print_rows
     from .diff import CHANGE_KINDS, diff_markdown, diff_rows, diff_runs, load_run, summary_line
 
-    d = diff_runs(load_run(args.run_a), load_run(args.run_b), findings=not args.no_findings)
+    d = diff_runs(load_run(args.run_a, stream=sys.stderr), load_run(args.run_b, stream=sys.stderr),
+                  findings=not args.no_findings)
     fmt = _format(args)
     if fmt == "json":
         print(json.dumps(d, ensure_ascii=False))
@@ -819,7 +1143,7 @@ def main(argv=None) -> int:
         return _cmd_calibrate(argv[1:])
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = _parse(parser, argv)
     except SystemExit as exc:        # usage errors (exit 2) and --help (exit 0)
         return int(exc.code or 0)
     import threading
@@ -830,6 +1154,11 @@ def main(argv=None) -> int:
 
     in_main = threading.current_thread() is threading.main_thread()
     old_term = signal.signal(signal.SIGTERM, _on_sigterm) if in_main else None
+    # progress lines from the start of a run (loading every claim module can itself take a while)
+    args.progress_lines = None
+    if args.command in ("verify", "report") and not args.quiet and not (
+            getattr(args, "rerender", False) or getattr(args, "from_path", None)):
+        args.progress_lines = _ProgressLines(what=args.command).start()
     try:
         _cap_workers(args)
         try:
@@ -873,8 +1202,33 @@ def main(argv=None) -> int:
         print(f"theorycheck: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
     finally:
+        if args.progress_lines is not None:
+            args.progress_lines.stop()
         if in_main and old_term is not None:
             signal.signal(signal.SIGTERM, old_term)
+
+
+#: Commands whose positional words are a list (claims files and patterns), in any order among options.
+_LIST_POSITIONALS = {"list": "pattern", "verify": "target", "report": "pattern", "figs": "pattern",
+                     "reproduce": "claim"}
+
+
+def _parse(parser, argv):
+    """``parser.parse_args(argv)``, except that positional words after an option
+    (``verify good.py -m good mine.rare``) join the command's list of claims files and
+    patterns, as pytest and most runners allow; any other leftover is the usual
+    "unrecognized arguments" error (exit 2)."""
+    args, extra = parser.parse_known_args(argv)
+    if not extra:
+        return args
+    attr = _LIST_POSITIONALS.get(getattr(args, "command", None))
+    words = [w for w in extra if not w.startswith("-") or w == "-"]
+    bad = [w for w in extra if w not in words]
+    if attr is None or bad:
+        parser.error(f"unrecognized arguments: {' '.join(bad or extra)}")
+    if words:
+        setattr(args, attr, list(getattr(args, attr) or []) + words)
+    return args
 
 
 def _cap_workers(args) -> None:

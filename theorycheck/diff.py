@@ -1,8 +1,9 @@
 """``theorycheck diff RUN_A RUN_B``: what changed between two runs (or two versions).
 
-A run is a report folder (``results.jsonl`` and, if present, ``report.json``),
-a ``results.jsonl`` file, a ``report.json``, or a file of ``verify --json``
-lines.  The comparison reruns nothing; it lists, claim by claim:
+A run is a report folder or a ``verify --out`` folder (``results.jsonl`` and, if
+present, ``report.json``), a ``results.jsonl`` file, a ``report.json``, or a file
+of ``verify --json`` lines (which carry no provenance: the comparison then says
+which fields — :data:`META_FIELDS` — it could not compare).  The comparison reruns nothing; it lists, claim by claim:
 
 * **verdict** — the verdict differs (``holds → refuted`` …);
 * **moved** — the estimate moved beyond the intervals: both runs carry an
@@ -29,7 +30,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-__all__ = ["load_run", "diff_runs", "diff_rows", "diff_markdown", "CHANGE_KINDS", "estimate"]
+__all__ = ["load_run", "diff_runs", "diff_rows", "diff_markdown", "CHANGE_KINDS", "META_FIELDS", "MAX_DIFF_BYTES",
+           "estimate"]
 
 #: change kind -> what it means (legend of the table and of the Markdown section)
 CHANGE_KINDS = {
@@ -42,30 +44,68 @@ CHANGE_KINDS = {
 }
 
 
-def load_run(path) -> dict:
+#: The largest results file ``diff`` reads (bytes).  Each line is checked against the schema
+#: (:mod:`theorycheck.report.schema`) at a few ms of CPU per line, so a run of every shipped
+#: claim (≈ 250 lines, < 1 MB) reads in well under a second, and this cap (≈ 10 000 typical
+#: lines) in under a minute; a larger file is refused at once, naming its size, rather than
+#: read for many minutes in silence.
+MAX_DIFF_BYTES = 8 * 2 ** 20
+#: Above this size, a line on stderr says that a large file is being read (and how large).
+NOTICE_BYTES = 2 ** 20
+
+#: What ``diff`` compares from a run's ``report.json`` besides the results: shown as
+#: "not compared" when either run lacks it (a results file without its report.json, e.g.
+#: ``verify --json`` lines).
+META_FIELDS = {"fingerprints": "each claim's code fingerprint and version",
+               "commit": "the source commit", "versions": "the package and library versions",
+               "budgets": "quick or default budgets", "date": "the date of the run"}
+
+
+def _check_size(src: Path, stream) -> None:
+    """Refuse a results file larger than :data:`MAX_DIFF_BYTES`; announce one above
+    :data:`NOTICE_BYTES` on ``stream``."""
+    try:
+        size = src.stat().st_size
+    except OSError:
+        return                              # the reader names the file and the reason
+    if size > MAX_DIFF_BYTES:
+        raise ValueError(f"{src}: {size / 2 ** 20:.0f} MB of results, more than the {MAX_DIFF_BYTES // 2 ** 20} MB "
+                         f"`theorycheck diff` reads (a run of every shipped claim writes under 1 MB; checking "
+                         f"each line takes a few ms, so this file would take minutes); compare the report "
+                         f"folders of the two runs, or a subset of their lines")
+    if size > NOTICE_BYTES and stream is not None:
+        print(f"theorycheck: diff: reading {size / 2 ** 20:.1f} MB of results from {src} (every line is "
+              f"checked; up to a minute) …", file=stream, flush=True)
+
+
+def load_run(path, *, stream=None) -> dict:
     """``{"path", "results": {id: Result}, "meta": dict}`` of a run (module docstring);
-    ``ValueError`` naming the path when it holds no results."""
+    ``ValueError`` naming the path when it holds no results.
+
+    Every input is checked as ``report --from`` checks it: the results by
+    :func:`theorycheck.report.read_results` and ``report.json`` by
+    :func:`theorycheck.report.schema.load_meta` (a bad one is a ``ValueError`` naming the
+    file, the line and the field); a results file above :data:`MAX_DIFF_BYTES` is refused.
+    ``stream`` (e.g. ``sys.stderr``) gets a line before a large file is read."""
     from .report import read_results, results_source
+    from .report.schema import load_meta
 
     if not isinstance(path, (str, Path)):
         raise TypeError(f"a run must be a path (report folder, results.jsonl, report.json), "
                         f"got {type(path).__name__}")
     src = results_source(path)
     if not src.exists():
-        raise ValueError(f"{path}: no results found (looked for {src}); give a report folder, a results.jsonl "
-                         f"or a file of `theorycheck verify --json` lines")
+        raise ValueError(f"{path}: no results found (looked for {src}); give a report folder, a `verify --out` "
+                         f"folder, a results.jsonl or a file of `theorycheck verify --json` lines")
+    _check_size(src, stream)
     results = read_results(src)
     if not results:
         raise ValueError(f"{src} holds no results")
     meta = {}
     mp = src.parent / "report.json"
-    if mp.exists():
-        try:
-            meta = json.loads(mp.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{mp} is not valid JSON ({exc})") from None
-        if not isinstance(meta, dict):
-            raise ValueError(f"{mp} must hold a JSON object, got {type(meta).__name__}")
+    # the run's report.json only when it belongs to this results file (a folder, or its results.jsonl)
+    if mp.exists() and (src.name == "results.jsonl"):
+        meta = load_meta(mp)
     by_id = {}
     for r in results:
         by_id[r.claim] = r                   # a resumed file may repeat a claim: the last line counts
@@ -169,15 +209,46 @@ def diff_runs(a, b, *, findings: bool = True) -> dict:
     order = list(CHANGE_KINDS)
     changes.sort(key=lambda c: (order.index(c["change"]), c["claim"]))
     counts = {k: sum(c["change"] == k for c in changes) for k in CHANGE_KINDS}
-    notes = []
-    if not fa or not fb:
-        notes.append("fingerprints not compared: "
-                     + " and ".join(n for n, f in (("run A", fa), ("run B", fb)) if not f)
-                     + " recorded none (no report.json)")
+    notes = _meta_notes(a, b, fa, fb)
     changed = {c["claim"] for c in changes if c["change"] != "finding"}
     return {"a": _run_line(a), "b": _run_line(b), "changes": changes, "counts": counts,
             "same": sum(1 for cid in set(ra) & set(rb) if cid not in changed), "notes": notes,
             "significant": any(c["change"] != "finding" or c.get("reads_differently") for c in changes)}
+
+
+def _meta_notes(a, b, fa, fb) -> list[str]:
+    """Notes on the runs' provenance: which :data:`META_FIELDS` could not be compared (and
+    why), and which differ (commit, versions, budgets) — differences that may explain a
+    change but are not claim-level changes themselves."""
+    notes = []
+    missing = [n for n, run in (("run A", a), ("run B", b)) if not run["meta"]]
+    if missing:
+        notes.append(f"not compared: {', '.join(META_FIELDS.values())} — {' and '.join(missing)} "
+                     f"recorded none (no report.json beside its results; `theorycheck verify --out DIR` "
+                     f"and `theorycheck report` write one)")
+        return notes
+    if not fa or not fb:
+        notes.append("fingerprints not compared: " + " and ".join(n for n, f in (("run A", fa), ("run B", fb))
+                                                                 if not f) + " recorded none")
+    pa, pb = a["meta"].get("provenance") or {}, b["meta"].get("provenance") or {}
+    if not pa or not pb:
+        notes.append(f"not compared: {META_FIELDS['commit']}, {META_FIELDS['versions']} — "
+                     + " and ".join(n for n, p in (("run A", pa), ("run B", pb)) if not p)
+                     + " recorded no provenance")
+        return notes
+    from .report.provenance import LIBRARIES, commit_text
+
+    if (pa.get("commit"), pa.get("dirty")) != (pb.get("commit"), pb.get("dirty")):
+        notes.append(f"commit {commit_text(pa)} → {commit_text(pb)}")
+    for lib in ("version", "python", *LIBRARIES):
+        if pa.get(lib) != pb.get(lib):
+            name = "theorycheck" if lib == "version" else lib
+            notes.append(f"{name} {pa.get(lib) or 'not recorded'} → {pb.get(lib) or 'not recorded'}")
+    qa, qb = a["meta"].get("quick"), b["meta"].get("quick")
+    if qa != qb:
+        word = {True: "quick", False: "default", None: "not recorded"}
+        notes.append(f"budgets {word.get(qa, qa)} → {word.get(qb, qb)}")
+    return notes
 
 
 def diff_rows(d) -> list[tuple]:

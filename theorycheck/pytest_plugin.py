@@ -18,7 +18,16 @@ Two ways to make a claim a test:
       def test_tail():
           pass
 
-  Claims declared inside the test are registered only while it runs.
+      @pytest.mark.theorycheck_claim("mine.bound", file="claims_mine.py")   # a claims file beside the test
+      def test_mine():
+          pass
+
+  Claims declared inside the test are registered only while it runs.  A claim
+  named by id that is not registered is looked for, before the test runs, in
+  the marker's ``file=`` (relative to the test file) and in the files matching
+  ``theorycheck_files`` in the test's folder and in the rootdir — so
+  ``pytest test_one.py`` finds the claims of a file it does not collect; the
+  failure for an unknown id names the folders searched and the files loaded.
 * **collection of claim files**: the ini option ``theorycheck_files`` (glob
   patterns, e.g. ``claims_*.py``) makes pytest load each matching file and
   collect one test item per claim it declares.
@@ -167,7 +176,22 @@ def check_claim(config, claim, expect: str | None = None):
         pytest.fail(f"theorycheck_claim: expect must be holds, refuted or inconclusive, got {expect!r}",
                     pytrace=False)
     s = _settings(config)
-    r = verify_claim(claim, budget=s["budget"], quick=s["quick"], seed=s["seed"], alpha=s["alpha"])
+    try:
+        r = verify_claim(claim, budget=s["budget"], quick=s["quick"], seed=s["seed"], alpha=s["alpha"])
+    except Exception as exc:                   # the claim's own code failed: one line, not the engine's stack
+        from proofs_check.engine.executors import claim_failure
+
+        failure = claim_failure(exc, claim.id)
+        if failure is None:
+            raise
+    else:
+        failure = None
+    if failure is not None:                   # outside the except: no "During handling …" chain
+        import os
+
+        trace = f"\n{failure.trace.rstrip()}" if os.environ.get("THEORYCHECK_DEBUG") and failure.trace else \
+            " (THEORYCHECK_DEBUG=1 shows the traceback)"
+        pytest.fail(f"theorycheck_claim: {failure}; no verdict{trace}", pytrace=False)
     if r.verdict == expect:
         return r
     msg = failure_message(r, expect)
@@ -176,16 +200,92 @@ def check_claim(config, claim, expect: str | None = None):
     pytest.fail(msg, pytrace=False)
 
 
-def _resolve(marker, returned):
+def _target(marker, returned):
+    return marker.args[0] if marker.args else marker.kwargs.get("claim", returned)
+
+
+def _claims_files_near(item, marker) -> tuple[list, list]:
+    """The claims files a test may name claims from, nearest first, and the folders searched:
+    the marker's ``file=`` (relative to the test file), then the files matching the ini option
+    ``theorycheck_files`` in the test file's folder, then in the rootdir (not recursive).
+    ``pytest one_test.py`` collects no claims file, so these are loaded on demand."""
+    from pathlib import Path
+
+    here = Path(str(item.path)).parent
+    files, folders = [], []
+    given = marker.kwargs.get("file")
+    if given is not None:
+        if not isinstance(given, (str, Path)):
+            pytest.fail(f"theorycheck_claim: file= must be a path to a claims file, got {given!r}", pytrace=False)
+        p = Path(given)
+        files.append(p if p.is_absolute() else here / p)
+    patterns = item.config.getini("theorycheck_files")
+    for folder in dict.fromkeys([here, Path(str(item.config.rootpath))]):
+        folders.append(folder)
+        for pat in patterns:
+            files += sorted(folder.glob(pat))
+    return list(dict.fromkeys(f for f in files if f.suffix == ".py")), folders
+
+
+def _load_claims_file(path) -> str | None:
+    """Load one claims file (:func:`proofs_check.engine.registry.load_user_claims`); the one-line
+    reason when it fails, or exits, while it is imported (``None`` when it loaded)."""
+    from proofs_check.engine.registry import load_user_claims
+
+    try:
+        load_user_claims(str(path))
+    except ValueError as exc:
+        return str(exc)
+    except SystemExit as exc:
+        return (f"claims file {path} called sys.exit({exc.code!r}) while it was imported; a claims file "
+                f"only declares claims")
+    return None
+
+
+def _load_for(item, marker) -> None:
+    """Before a test that names a claim by id that is not registered: load the claims files
+    near it (:func:`_claims_files_near`), nearest first, until the claim is registered —
+    outside the test's isolation, as collection would.  A file that cannot be loaded is noted
+    (``item._theorycheck_load_problems``) and named if the claim stays unknown."""
+    from proofs_check.engine.registry import registered_ids
+
+    item._theorycheck_load_problems = []
+    target = _target(marker, None)
+    if not isinstance(target, str) or target in registered_ids():
+        return
+    files, _ = _claims_files_near(item, marker)
+    for f in files:
+        problem = _load_claims_file(f)
+        if problem is not None:
+            item._theorycheck_load_problems.append(problem)
+        if target in registered_ids():
+            return
+
+
+def _resolve(marker, returned, item=None):
     from proofs_check.engine.claims import Claim
     from proofs_check.engine.registry import get_claim
 
-    target = marker.args[0] if marker.args else marker.kwargs.get("claim", returned)
+    target = _target(marker, returned)
     if isinstance(target, str):
         try:
             return get_claim(target)
-        except ValueError as exc:             # one line naming the id and the close matches
-            pytest.fail(f"theorycheck_claim: {exc}", pytrace=False)
+        except ValueError as exc:             # one line naming the id, the close matches and where we looked
+            unknown = str(exc)
+        # outside the except: no "During handling …" chain
+        where = ""
+        if item is not None:
+            files, folders = _claims_files_near(item, marker)
+            pats = item.config.getini("theorycheck_files")
+            looked = (f"tried {', '.join(str(f) for f in files)}" if files else "found no claims file")
+            problems = getattr(item, "_theorycheck_load_problems", None) or []
+            if problems:
+                looked += f"; could not load: {'; '.join(problems)}"
+            where = (f"; looked for claims files matching theorycheck_files = {pats or '(not set)'} in "
+                     f"{' and '.join(str(d) for d in folders)} ({looked}): name the file with "
+                     f"@pytest.mark.theorycheck_claim({target!r}, file='my_claims.py') or set the ini "
+                     f"option theorycheck_files = my_claims.py")
+        pytest.fail(f"theorycheck_claim: {unknown}{where}", pytrace=False)
     if not isinstance(target, Claim) and isinstance(getattr(target, "claim", None), Claim):
         return target.claim                     # a function decorated into a claim
     return target
@@ -199,10 +299,11 @@ def pytest_pyfunc_call(pyfuncitem):
     __tracebackhide__ = True
     from proofs_check.engine.registry import isolated
 
+    _load_for(pyfuncitem, marker)
     args = {name: pyfuncitem.funcargs[name] for name in pyfuncitem._fixtureinfo.argnames}
     with isolated():                            # claims declared in the test do not outlive it
         returned = pyfuncitem.obj(**args)
-        check_claim(pyfuncitem.config, _resolve(marker, returned), marker.kwargs.get("expect"))
+        check_claim(pyfuncitem.config, _resolve(marker, returned, pyfuncitem), marker.kwargs.get("expect"))
     return True
 
 
@@ -227,6 +328,9 @@ class ClaimFile(pytest.File):
             found = load_user_claims(str(self.path))
         except ValueError as exc:
             raise ClaimLoadError(str(exc)) from None
+        except SystemExit as exc:             # not pytest's INTERNALERROR: a collection error naming the file
+            raise ClaimLoadError(f"claims file {self.path} called sys.exit({exc.code!r}) while it was imported; "
+                                 f"a claims file only declares claims (no claim of it was collected)") from None
         for claim in found:
             yield ClaimItem.from_parent(self, name=claim.id, claim=claim)
 
