@@ -60,7 +60,8 @@ from .engine.errors import ClaimDeclarationError, UserClaimsError
 from .engine.kinds import ComparisonClaim, IdentityClaim, InequalityClaim, ProbabilityClaim, ScalingClaim
 from .domains import (UNBOUNDED_DECADES, Box, CheckedCertifier, Domain, Simplex,  # noqa: F401 (re-exported)
                       _domain_describe, _domain_project, _domain_sample, _domain_simplify, check_assumptions,
-                      check_in_domain, engine_certifier, integer_names)
+                      check_in_domain, engine_certifier, integer_names,
+                      unmentioned_coordinates)
 from .engine.validate import shown
 
 __all__ = ["ClaimDeclarationError", "Domain", "Box", "Simplex", "probability", "inequality", "identity",
@@ -574,8 +575,15 @@ def inequality(id: str, lhs: Callable | None = None, rhs: Callable | None = None
     certifier = _certifier(cid, domain, exprs, proof_atol, proof_rtol, certify,
                            explicit=arb is not None or certify is not True,
                            sides=(lhs, rhs) if twin else None, mp=(lhs_mp, rhs_mp) if twin and lhs_mp else None)
+    lost = unmentioned_coordinates(domain, *exprs) if exprs is not None and isinstance(domain, Box) else []
+    if certifier is not None and lost:
+        notes = (notes + " " if notes else "") + (
+            f"the sides do not mention {', '.join(lost)}: the statement proved does not depend on "
+            f"{'it' if len(lost) == 1 else 'them'} (check that SymPy did not simplify a symbol away)")
     if certifier is None and exprs is not None and certify is not False:
-        why = ("the certifier cannot take the integer coordinates " + ", ".join(integer_names(domain))
+        why = (f"the sides do not mention the coordinate(s) {', '.join(lost)} (SymPy may have simplified them "
+               f"away when the expression was built, e.g. under a symbol's assumptions)" if lost
+               else "the certifier cannot take the integer coordinates " + ", ".join(integer_names(domain))
                if integer_names(domain) else "only a closed bounded Box of scalar coordinates can be proved")
         notes = (notes + " " if notes else "") + f"not certified in ball arithmetic: {why}"
     kw = _common(cid, statement or f"{names[0]} ≤ {names[1]}{_allowance_text(proof_atol, proof_rtol)} on {domain!r}",

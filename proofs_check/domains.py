@@ -491,16 +491,32 @@ def in_domain(domain, theta) -> bool:
 # the certifier of a claim on a box, with the premises that make its verdict the claim's
 
 
+def unmentioned_coordinates(domain, *sides) -> list:
+    """The coordinates of ``domain`` that no side mentions.  SymPy may drop a symbol when it
+    builds an expression under the symbol's assumptions (``sin(pi*n) → 0`` for an integer
+    ``n``, ``sign(x)**2 → 1`` for a nonzero ``x``), after which no check can see what was
+    assumed.  A statement that mentions no coordinate at all is searched, never proved
+    (:func:`engine_certifier`); one that lost some coordinates says so in its notes (the
+    statement proved does not depend on them)."""
+    from .engine.expr import as_expr, free_names
+
+    used = set().union(*(free_names(as_expr(e)) for e in sides)) if sides else set()
+    return [n for n in domain.names if n not in used]
+
+
 def engine_certifier(relation, domain, lhs, rhs, **kw):
     """:class:`proofs_check.engine.certify.Certifier` of ``lhs relation rhs`` on the bounded
     :class:`Box` ``domain`` (its ends taken as the binary numbers they store), its integer
     coordinates certified slice by slice (``integer=``); ``None`` when the box has integer
     coordinates and the certifier cannot take them (then a proof on the reals could refute
-    at a point outside the domain: the claim is searched, not certified)."""
+    at a point outside the domain: the claim is searched, not certified), and when no coordinate
+    of the box appears in either side (:func:`unmentioned_coordinates`)."""
     import inspect
 
     from .engine.certify import Certifier
 
+    if len(unmentioned_coordinates(domain, lhs, rhs)) == len(domain.names):
+        return None                     # a statement about no coordinate at all: nothing to prove on the box
     ints = integer_names(domain)
     if ints:
         if "integer" not in inspect.signature(Certifier).parameters:

@@ -25,7 +25,10 @@ import os
 import signal
 import sys
 import time
+import traceback
 from contextlib import contextmanager
+
+from .env import debug_enabled
 
 __all__ = ["main"]
 
@@ -217,9 +220,9 @@ def _claim_output_to_stderr():
 
 def _report_claim_failure(failure) -> None:
     """One line for a claim whose own code failed (the traceback with THEORYCHECK_DEBUG)."""
-    if os.environ.get("THEORYCHECK_DEBUG") and failure.trace:
+    if debug_enabled() and failure.trace:
         print(failure.trace.rstrip(), file=sys.stderr)
-    hint = "" if os.environ.get("THEORYCHECK_DEBUG") else " (THEORYCHECK_DEBUG=1 shows the traceback)"
+    hint = "" if debug_enabled() else " (THEORYCHECK_DEBUG=1 shows the traceback)"
     print(f"theorycheck: {failure}; no verdict{hint}", file=sys.stderr, flush=True)
 
 
@@ -1180,13 +1183,13 @@ def main(argv=None) -> int:
     except BrokenPipeError:
         return 0
     except ExecutorLostError as exc:
-        if os.environ.get("THEORYCHECK_DEBUG"):
-            raise
+        if debug_enabled():
+            traceback.print_exc()
         print(f"theorycheck: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenProcessPool as exc:           # a worker verifying whole claims died
-        if os.environ.get("THEORYCHECK_DEBUG"):
-            raise
+        if debug_enabled():
+            traceback.print_exc()
         print(f"theorycheck: a worker process died abruptly while verifying claims (a crash, a signal or "
               f"running out of memory): {_one_line(exc)}", file=sys.stderr)
         return EXIT_CLAIM_FAILED
@@ -1197,8 +1200,8 @@ def main(argv=None) -> int:
             return EXIT_CLAIM_FAILED
         if not isinstance(exc, (ValueError, TypeError, ResultFileError, OSError, MemoryError, RecursionError)):
             raise
-        if os.environ.get("THEORYCHECK_DEBUG"):
-            raise
+        if debug_enabled():
+            traceback.print_exc()
         print(f"theorycheck: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
     finally:

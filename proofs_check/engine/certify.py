@@ -530,7 +530,12 @@ def _real(e, names):
             r = sp.Symbol(s.name, real=True)
             if r is not s:
                 rule[s] = r
-    return e.xreplace(rule) if rule else e
+    if not rule:
+        return e
+    # rebuilt with evaluation off: the user's tree is the statement (an expression built
+    # unevaluated, e.g. exp(log(x)), must not be rewritten to x on the way to the proof)
+    with sp.evaluate(False):
+        return e.xreplace(rule)
 
 
 def box_bounds(domain_names, lo, hi):
@@ -978,6 +983,9 @@ class Certifier:
         box_bounds(names, lo, hi)
         self.relation = relation
         self.lhs, self.rhs = str(_expr.as_expr(lhs, "lhs")), str(_expr.as_expr(rhs, "rhs"))
+        #: the exact trees (``srepr``), rebuilt unevaluated: re-parsing the text would let SymPy
+        #: rewrite an expression the user built unevaluated (``exp(log(x))`` → ``x``)
+        self.trees = tuple(_expr.tree_text(e) for e in (lhs, rhs))
         self.names = tuple(names)
         self.lo = tuple(_exact_text(v) for v in lo)
         self.hi = tuple(_exact_text(v) for v in hi)
@@ -998,7 +1006,11 @@ class Certifier:
         loc = {n: sp.Symbol(n) for n in self.names}
         for k in self.substitutions:
             loc[k] = sp.Symbol(k)
-        lhs, rhs = sp.sympify(self.lhs, locals=loc), sp.sympify(self.rhs, locals=loc)
+        trees = getattr(self, "trees", None)
+        if trees:
+            lhs, rhs = (_expr.from_tree_text(t) for t in trees)
+        else:
+            lhs, rhs = sp.sympify(self.lhs, locals=loc), sp.sympify(self.rhs, locals=loc)
         sub = {sp.Symbol(k): sp.sympify(v, locals=loc) for k, v in self.substitutions.items()}
         return (lhs.subs(sub), rhs.subs(sub)) if sub else (lhs, rhs)
 

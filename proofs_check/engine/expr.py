@@ -253,6 +253,22 @@ def as_expr(value, what: str = "expression"):
     raise TypeError(f"{what} must be a SymPy expression, got {type(value).__name__}")
 
 
+def tree_text(value) -> str:
+    """The exact tree of a SymPy expression as text (``srepr``): :func:`from_tree_text` rebuilds
+    the very same tree, where re-parsing ``str(expr)`` would evaluate it again."""
+    import sympy as sp
+
+    return sp.srepr(as_expr(value))
+
+
+def from_tree_text(text: str):
+    """The expression :func:`tree_text` wrote, rebuilt with evaluation off (no rewriting)."""
+    import sympy as sp
+
+    with sp.evaluate(False):
+        return sp.sympify(text)
+
+
 def free_names(expr) -> set:
     return {s.name for s in expr.free_symbols}
 
@@ -365,10 +381,11 @@ class _Lazy:
 
     def __init__(self, exprs, names):
         self.exprs = tuple(str(as_expr(e)) for e in exprs)
+        self.trees = tuple(tree_text(e) for e in exprs)
         self.names = tuple(names)
 
     def __getstate__(self):
-        return {"exprs": self.exprs, "names": self.names}
+        return {"exprs": self.exprs, "trees": self.trees, "names": self.names}
 
     def __setstate__(self, state):
         self.__dict__.update(state)
@@ -381,6 +398,15 @@ class _Lazy:
     def _parsed(self):
         import sympy as sp
 
+        trees = self.__dict__.get("trees")
+        if trees:
+            out = []
+            for t in trees:
+                e = from_tree_text(t)
+                rule = {s: sp.Symbol(s.name) for s in e.free_symbols if s.name in self.names}
+                with sp.evaluate(False):               # the coordinates as the plain symbols lambdify takes
+                    out.append(e.xreplace(rule))
+            return out
         loc = {n: sp.Symbol(n) for n in self.names}
         return [sp.sympify(t, locals=loc) for t in self.exprs]
 
@@ -404,7 +430,12 @@ class FloatEvaluator(_Lazy):
         return sp.lambdify(self._symbols(), self._parsed()[0], modules="numpy")
 
     def __call__(self, **kw):
-        return float(self._compiled()(*[kw[n] for n in self.names]))
+        # NumPy scalars, not Python floats: 0.0**-1 and 1/0.0 are ±inf/NaN (IEEE 754), as in
+        # every other float64 evaluation of the search, not a ZeroDivisionError
+        import numpy as np
+
+        with np.errstate(all="ignore"):
+            return float(self._compiled()(*[np.float64(kw[n]) for n in self.names]))
 
 
 class MpEvaluator(_Lazy):
@@ -416,7 +447,13 @@ class MpEvaluator(_Lazy):
         return sp.lambdify(self._symbols(), self._parsed()[0], modules="mpmath")
 
     def __call__(self, **kw):
-        return self._compiled()(*[kw[n] for n in self.names])
+        # a pole hit exactly (1/0) is "undefined here", as NaN is in float64 — not a crash
+        import mpmath
+
+        try:
+            return self._compiled()(*[kw[n] for n in self.names])
+        except (ZeroDivisionError, OverflowError):
+            return mpmath.nan
 
 
 class IntervalEvaluator(_Lazy):

@@ -204,6 +204,10 @@ def test_identity_symbolic_then_balls():
     assert c.status == "proved" and c.method.startswith("symbolic")
     c = C.certify_identity(sp.log(x * y), sp.log(x) + sp.log(y), ("x", "y"), [R(1, 2)] * 2, [3, 2],
                            tol=1e-12, tol_mode="absolute")
+    # symbolically, with the signs the box implies (x, y > 0): log(x·y) = log x + log y there
+    assert c.status == "proved" and c.method.startswith("symbolic")
+    c = C.certify_identity(sp.log(x * y), sp.log(x) + sp.log(y), ("x", "y"), [R(1, 2)] * 2, [3, 2],
+                           tol=1e-12, tol_mode="absolute", symbolic=False)
     assert c.status == "proved" and c.boxes >= 1
     c = C.certify_identity(sp.log(x * y), sp.log(x) + sp.log(y) + R(1, 10 ** 9) * x, ("x", "y"),
                            [R(1, 2)] * 2, [3, 2], tol=1e-12, tol_mode="absolute")
