@@ -29,7 +29,41 @@ window extents (display pixels) of its artists:
 ``small-font``
     text below :data:`~paper_figs.style.MIN_FONT_PT` points;
 ``not-print-size``
-    the figure width is not a print width (3.3 in or 6.75 in).
+    the figure width is not a print width (3.3 in or 6.75 in);
+``empty-axis-range``
+    a linear y axis without bars leaves more than :data:`EMPTY_AXIS_FRAC` of its height empty in
+    one band above or below everything it plots (data, error bars, reference lines): the axis
+    starts at 0 (or ends) far from the data, squashing the message into a strip
+    (``ensemble_tracking_vs_d_T``, review 2: "a linear axis from 0 wastes 60 % of the height");
+``duplicate-legend``
+    two legends show the same style (colour, line style, marker) under different labels: one
+    quantity is keyed twice, and the legends take the room of one (``mismatch_horizon``, review 2:
+    "the two legends take ≈ 35 % of the height");
+``coinciding-series``
+    two series named in a legend are drawn on top of each other (every sampled display point of
+    one within :data:`COINCIDE_PX` pixels of the other) over more than :data:`COINCIDE_FRAC` of its
+    length: the reader cannot tell them apart; merge them into one entry or separate them
+    (``mismatch_estimators`` (c), review 2: "overlapping curves").  A translucent band at least
+    2.5× as wide as the line it lies under is the designed sign of "equal" and is exempt, and so is
+    a series on a line whose legend label names a bound (it attains the bound), and a pair that
+    both draw staggered markers (``markevery``: told apart by their markers);
+``image-saturated``
+    a colour mesh or image has more than :data:`SATURATED_FRAC` of its finite cells at one end of
+    its colour scale (within :data:`SATURATED_TOL` of the colour range): the map shows one flat colour where it should show structure
+    (``seqproj_worst_case_policy`` (a), review 2: "mostly saturated yellow");
+``image-holes``
+    a colour mesh or image has missing (NaN or masked) cells drawn in the colour map's default
+    transparent "bad" colour: the holes read as white rendering artefacts; give them a colour of
+    their own (``cmap.with_extremes(bad=…)``) and a key (``seqproj_worst_case_policy``, review 2:
+    "white artefact pixels");
+``mixed-bars``
+    one axes has bars on the baseline and floating bars (``bottom`` ≠ 0): two encodings of
+    one ratio side by side (``seqproj_worst_case_ratio``, review 2: "floating orange range bars next
+    to solid blue bars");
+``empty-canvas-band``
+    a band of blank canvas rows taller than :data:`EMPTY_BAND_FRAC` of the figure height lies
+    between drawn content (``seqproj_worst_case_ratio``, review 2: "large empty space above the
+    legend").
 
 The quick-build watermark (gid ``"watermark"``) is exempt from the overlap and
 font checks.  :func:`lint_figure` returns a list of :class:`Finding`; an empty
@@ -51,11 +85,13 @@ from matplotlib.text import Text
 
 from .style import MIN_FONT_PT, WATERMARK_GID, WIDTHS
 
-__all__ = ["Finding", "lint_figure", "CHECKS", "OVERLAP_PX", "MIN_VISIBLE"]
+__all__ = ["Finding", "lint_figure", "CHECKS", "OVERLAP_PX", "MIN_VISIBLE", "EMPTY_AXIS_FRAC", "COINCIDE_PX",
+           "COINCIDE_FRAC", "SATURATED_FRAC", "SATURATED_TOL", "EMPTY_BAND_FRAC"]
 
 #: Every check's code.
 CHECKS = ("text-outside", "text-overlap", "legend-covers-data", "log-span", "float-zero", "hidden-series",
-          "small-font", "not-print-size")
+          "small-font", "not-print-size", "empty-axis-range", "duplicate-legend", "coinciding-series",
+          "image-saturated", "image-holes", "mixed-bars", "empty-canvas-band")
 #: Text boxes must intersect by more than this (pixels at 100 dpi) in x and y to count as overlapping.
 OVERLAP_PX = 1.0
 #: Canvas tolerance (pixels) for text reaching the edge.
@@ -66,6 +102,17 @@ MIN_VISIBLE = 0.15
 SPAN_FACTOR, SPAN_SLACK = 2.0, 1.5
 #: Values at most this fraction of their axes' largest value are floating-point zeros.
 FLOAT_ZERO_REL = 1e-12
+#: A linear y axis may leave at most this fraction of its height empty in one band (empty-axis-range).
+EMPTY_AXIS_FRAC = 0.45
+#: Two series coincide where their display points are within this many pixels (coinciding-series) ...
+COINCIDE_PX = 2.0
+#: ... over more than this fraction of the sampled length of one of them.
+COINCIDE_FRAC = 0.6
+#: A colour map may have at most this fraction of its finite cells at one end of its scale (within
+#: SATURATED_TOL of the colour range from vmin or vmax: a colour the eye cannot tell from the end's).
+SATURATED_FRAC, SATURATED_TOL = 0.4, 0.05
+#: A blank band between drawn content may take at most this fraction of the canvas height.
+EMPTY_BAND_FRAC = 0.08
 
 
 @dataclass(frozen=True)
@@ -404,6 +451,99 @@ def _footprint(fig, artists):
     return int(np.count_nonzero(np.asarray(r.buffer_rgba())[..., 3] > 24))
 
 
+
+# ---------------------------------------------------------------------------
+# layout and encodings (rules added after review 2, docs/history/figures.md)
+# ---------------------------------------------------------------------------
+
+def _linear_y_values(ax):
+    """Every finite y value ``ax`` plots in data coordinates: lines (reference lines included),
+    scatter offsets, error-bar and band vertices, rectangles."""
+    vals = []
+    for line in ax.get_lines():
+        if line.get_visible():
+            _, by = line.get_transform().contains_branch_seperately(ax.transData)
+            if by:
+                vals.append(np.asarray(line.get_ydata(), float))
+    for coll in ax.collections:
+        if not coll.get_visible():
+            continue
+        if isinstance(coll, PathCollection) and coll.get_offset_transform().contains_branch(ax.transData):
+            vals.append(np.asarray(coll.get_offsets(), float).reshape(-1, 2)[:, 1])
+        elif isinstance(coll, (LineCollection, PolyCollection)) and coll.get_transform().contains_branch(
+                ax.transData):
+            for path in coll.get_paths():
+                vals.append(np.asarray(path.vertices, float)[:, 1])
+    for patch in ax.patches:
+        if isinstance(patch, Rectangle) and patch.get_visible() and patch.get_transform().contains_branch(
+                ax.transData):
+            vals.append(np.array([patch.get_y(), patch.get_y() + patch.get_height()]))
+    if not vals:
+        return np.zeros(0)
+    v = np.concatenate([np.ravel(x) for x in vals])
+    return v[np.isfinite(v)]
+
+
+def _style_key(h):
+    """(colour, line style, marker) of a legend handle's first drawable artist, or None."""
+    arts = _flatten(h)
+    for a in arts:
+        if isinstance(a, Line2D):
+            ls = a.get_linestyle()
+            return (matplotlib.colors.to_hex(a.get_color(), keep_alpha=False), str(ls), str(a.get_marker()),
+                    round(float(a.get_linewidth()), 1))
+    return None
+
+
+def _legend_entries(leg):
+    """(label, handle) pairs of a legend."""
+    handles = getattr(leg, "legend_handles", None) or getattr(leg, "legendHandles", [])
+    return [(t.get_text(), h) for t, h in zip(leg.get_texts(), handles)]
+
+
+def _coincide(p, q, px):
+    """Fraction of the points ``p`` within ``px`` pixels of some point of ``q``."""
+    if not len(p) or not len(q):
+        return 0.0
+    near = np.zeros(len(p), bool)
+    for k in range(0, len(q), 512):
+        d = np.hypot(p[:, None, 0] - q[None, k:k + 512, 0], p[:, None, 1] - q[None, k:k + 512, 1])
+        near |= (d <= px).any(axis=1)
+    return float(near.mean())
+
+
+def _is_band(a, b):
+    """True when line ``a`` is a highlight band for ``b``: translucent and at least 2.5× as wide."""
+    alpha = a.get_alpha()
+    return alpha is not None and alpha < 1 and a.get_linewidth() >= 2.5 * max(b.get_linewidth(), 0.1)
+
+
+def _staggered(line):
+    """True when ``line`` draws markers on a subset of its points (``markevery`` set): curves with
+    staggered markers stay distinguishable where they run together."""
+    return line.get_marker() not in (None, "", " ", "None", "none") and line.get_markevery() is not None
+
+
+def _line_points(line):
+    pts = [_sample_path(run) for run in _line_segments_display(line)]
+    return np.concatenate(pts) if pts else np.zeros((0, 2))
+
+
+def _mesh_cells(artist):
+    """(values, mask of missing cells) of a QuadMesh / AxesImage, or None."""
+    from matplotlib.collections import QuadMesh
+    from matplotlib.image import AxesImage
+    if not isinstance(artist, (QuadMesh, AxesImage)):
+        return None
+    a = artist.get_array()
+    if a is None:
+        return None
+    a = np.ma.asarray(a)
+    if a.ndim == 3:                   # an RGB(A) image: no colour scale
+        return None
+    missing = np.ma.getmaskarray(a) | ~np.isfinite(np.ma.getdata(a))
+    return np.ma.getdata(a).astype(float), missing
+
 # ---------------------------------------------------------------------------
 # the lint
 # ---------------------------------------------------------------------------
@@ -538,4 +678,128 @@ def lint_figure(fig, *, name: str = "figure", checks=CHECKS) -> list[Finding]:
                 out.append(Finding("hidden-series", f"{name}: legend series {lab!r} is hidden: "
                                                     f"{changed} of its {own} pixels visible "
                                                     f"(< {MIN_VISIBLE:.0%})"))
+    for ax in fig.axes:
+        if not ax.get_visible() or "empty-axis-range" not in checks or ax.get_yscale() != "linear":
+            continue
+        if any(isinstance(p, Rectangle) and p.get_visible() for p in ax.patches) or ax.images or \
+                any(_mesh_cells(c) is not None for c in ax.collections):
+            continue                              # bars start at their baseline; maps fill the axes
+        v = _linear_y_values(ax)
+        lo, hi = sorted(ax.get_ylim())
+        v = v[(v >= lo) & (v <= hi)]
+        leg = ax.get_legend()              # room kept for a legend inside the axes is not wasted
+        if leg is not None and leg.get_visible() and len(v):
+            lb = leg.get_window_extent(renderer)
+            ab = ax.get_window_extent(renderer)
+            if lb.x1 > ab.x0 and lb.x0 < ab.x1 and lb.y1 > ab.y0 and lb.y0 < ab.y1:
+                ys = ax.transData.inverted().transform([[0.5 * (lb.x0 + lb.x1), lb.y0],
+                                                        [0.5 * (lb.x0 + lb.x1), lb.y1]])[:, 1]
+                v = np.concatenate([v, np.clip(ys, lo, hi)])
+        if len(v) < 2 or hi <= lo:
+            continue
+        below, above = (v.min() - lo) / (hi - lo), (hi - v.max()) / (hi - lo)
+        if max(below, above) > EMPTY_AXIS_FRAC:
+            title = ax.get_title(loc="left") or ax.get_title() or "axes"
+            where = "below" if below >= above else "above"
+            out.append(Finding("empty-axis-range", f"{name}: {title!r} y axis leaves {max(below, above):.0%} "
+                                                   f"of its height empty {where} everything it plots "
+                                                   f"(view {lo:.3g}..{hi:.3g}, plotted {v.min():.3g}..{v.max():.3g})"))
+
+    if "duplicate-legend" in checks:
+        legs = [leg for leg in _legends(fig) if leg.get_visible()]
+        seen = {}
+        for i, leg in enumerate(legs):
+            for lab, h in _legend_entries(leg):
+                key = _style_key(h)
+                if key is None:
+                    continue
+                for j, lab2 in seen.get(key, []):
+                    if j != i and lab2 != lab:
+                        out.append(Finding("duplicate-legend", f"{name}: the style of {lab!r} is keyed again "
+                                                               f"in another legend as {lab2!r}: one legend "
+                                                               "for the figure"))
+                seen.setdefault(key, []).append((i, lab))
+
+    if "coinciding-series" in checks:
+        hidden = {f.message for f in out if f.code == "hidden-series"}
+        for ax in fig.axes:
+            if not ax.get_visible():
+                continue
+            named = [(l.get_label(), l) for l in ax.get_lines()
+                     if l.get_visible() and not l.get_label().startswith("_") and not _is_reference(l)]
+            pts = [(lab, _line_points(l)) for lab, l in named]
+            for i in range(len(pts)):
+                for j in range(i + 1, len(pts)):
+                    if _is_band(named[i][1], named[j][1]) or _is_band(named[j][1], named[i][1]):
+                        continue     # a translucent band under a line: the designed sign of "equal"
+                    if any("bound" in pts[k][0].lower() for k in (i, j)):
+                        continue     # a series lying on a bound attains it: the message, not a defect
+                    la, lb = named[i][1], named[j][1]
+                    if _staggered(la) and _staggered(lb):
+                        continue     # markers placed apart (markevery): the curves are told apart
+                    f = max(_coincide(pts[i][1], pts[j][1], COINCIDE_PX),
+                            _coincide(pts[j][1], pts[i][1], COINCIDE_PX))
+                    if f > COINCIDE_FRAC and not any(repr(pts[k][0]) in m for k in (i, j) for m in hidden):
+                        title = ax.get_title(loc="left") or ax.get_title() or "axes"
+                        out.append(Finding("coinciding-series", f"{name}: {title!r}: {pts[i][0]!r} and "
+                                                                f"{pts[j][0]!r} are drawn on top of each other "
+                                                                f"over {f:.0%} of their length"))
+
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        for art in list(ax.collections) + list(ax.images):
+            cells = _mesh_cells(art)
+            if cells is None or not art.get_visible():
+                continue
+            vals, missing = cells
+            title = ax.get_title(loc="left") or ax.get_title() or "axes"
+            ok = vals[~missing]
+            if "image-saturated" in checks and ok.size:
+                vmin, vmax = art.norm.vmin, art.norm.vmax
+                if vmin is not None and vmax is not None and vmax > vmin:
+                    if isinstance(art.norm, matplotlib.colors.LogNorm) and vmin > 0:
+                        tol = (math.log10(vmax) - math.log10(vmin)) * SATURATED_TOL
+                        lv = np.log10(np.maximum(ok, 1e-300))
+                        top = lv >= math.log10(vmax) - tol
+                        bot = lv <= math.log10(vmin) + tol
+                    else:
+                        tol = (vmax - vmin) * SATURATED_TOL
+                        top, bot = ok >= vmax - tol, ok <= vmin + tol
+                    frac = max(top.mean(), bot.mean())
+                    if frac > SATURATED_FRAC:
+                        out.append(Finding("image-saturated", f"{name}: {title!r}: {frac:.0%} of the map's "
+                                                              "cells sit at one end of its colour scale"))
+            if "image-holes" in checks and missing.any():
+                bad = art.get_cmap()(np.ma.masked_invalid([np.nan]))[0]
+                if bad[3] < 0.05:
+                    out.append(Finding("image-holes", f"{name}: {title!r}: {int(missing.sum())} missing cell(s) "
+                                                          "drawn transparent (read as white artefacts); give "
+                                                          "them a colour and a key"))
+
+    if "mixed-bars" in checks:
+        for ax in fig.axes:
+            bottoms = [p.get_y() if p.get_height() >= 0 else p.get_y() + p.get_height()
+                       for c in ax.containers for p in c if isinstance(p, Rectangle) and p.get_visible()]
+            if bottoms:
+                on = [abs(b) < 1e-12 for b in bottoms]
+                if any(on) and not all(on):
+                    title = ax.get_title(loc="left") or ax.get_title() or "axes"
+                    out.append(Finding("mixed-bars", f"{name}: {title!r} mixes bars on the baseline "
+                                                     f"({sum(on)}) with floating bars ({len(on) - sum(on)}): "
+                                                     "one encoding per quantity"))
+
+    if "empty-canvas-band" in checks:
+        img = _render(fig)
+        ink = (np.abs(img[..., :3].astype(int) - img[0:1, 0:1, :3].astype(int)).max(axis=-1) > 12).any(axis=1)
+        rows = np.flatnonzero(ink)
+        if len(rows):
+            blank = ~ink[rows[0]:rows[-1] + 1]
+            run = best = 0
+            for b in blank:
+                run = run + 1 if b else 0
+                best = max(best, run)
+            if best > EMPTY_BAND_FRAC * H:
+                out.append(Finding("empty-canvas-band", f"{name}: a blank band {best} px tall "
+                                                        f"({best / H:.0%} of the height) between drawn content"))
     return out

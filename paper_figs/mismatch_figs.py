@@ -63,9 +63,12 @@ def _fit(x, y):
         caption="Worst-case remainder max_R |J(π) − J(μ) − L'(π)| against the horizon T (log–log, exact "
                 "closed forms) with the bounds of the theory page §5; fitted log–log slopes ± OLS standard "
                 "error in the legends. (a) Balanced sampler μ = (½, ½) with a ±0.01 tilt: the i.i.d. remainder "
-                "grows like T, count-state tilts give lower bounds; classical bound ∝ T², pm-KL ∝ T^1.5. "
+                "grows like T, count-state tilts give lower bounds (the green band spans the majority- and "
+                "contrarian-state tilts); classical bound ∝ T², pm-KL ∝ T^1.5. "
                 "(b) Near-one-hot sampler: the remainder grows like T² (half the classical bound) while "
-                "Tε ≪ 1. Supports mismatch.scaling.* and mismatch.bound.*.iid_tilt.",
+                "Tε ≪ 1. One legend for both panels (a line style is one quantity in both); the predicted rates "
+                "are the theory page's: 0.48·T·δ in (a), T(T−1)ε² in (b). Supports mismatch.scaling.* and "
+                "mismatch.bound.*.iid_tilt.",
         claims=("mismatch.scaling.iid_tilt_remainder", "mismatch.scaling.classical_bound",
                 "mismatch.scaling.pm_kl_bound", "mismatch.scaling.near_deterministic_tilt",
                 "mismatch.scaling.state_tilt_majority", "mismatch.scaling.state_tilt_contrarian",
@@ -81,51 +84,66 @@ def fig_horizon(*, quick: bool, seed: int):
         curves[f"|Error| ≥ ({rule} tilt)"] = np.array([count_state_tilt(m, e, int(T), rule=rule).abs_error
                                                        for T in Ts])
     bounds = {k: np.array([r.bounds[k] for r in iid]) for k in ("classical", "pm_kl", "coupling", "unified")}
-    fig, (ax, ax2) = new_figure(ncols=2, height=3.9)
-    data = {"T": Ts.tolist(), "m": m, "tilt": e, "delta": delta, "curves": {}, "bounds": {}, "seed": seed,
-            "note": "deterministic (closed forms); slopes are OLS over all T with standard errors"}
-    for (name, y), c, mk in zip(curves.items(), ("C0", "C1", "C2"), ("o", "^", "v")):
-        s, se = _fit(Ts, y)
-        ax.loglog(Ts, y, marker=mk, ls="-", ms=4, color=c, label=f"{name}: slope {s:.3f}±{se:.3f}")
-        data["curves"][name] = {"y": y.tolist(), "slope": s, "slope_se": se}
-    for (name, y), c, ls in zip(bounds.items(), ("C3", "C4", "C5", "k"), ("--", "-.", (0, (5, 1, 1, 1)), "--")):
-        s, se = _fit(Ts, y)
-        if name == "unified":       # the minimum of the bounds: a wide band under the one it equals
-            ax.loglog(Ts, y, ls="-", marker="", color="0.55", lw=4.5, alpha=0.45, zorder=1.2,
-                      label=f"unified = min of bounds: slope {s:.3f}±{se:.3f}")
-        else:
-            ax.loglog(Ts, y, ls=ls, marker="", color=c,
-                      label=f"{_BOUND_NAMES.get(name, name)} bound: slope {s:.3f}±{se:.3f}")
-        data["bounds"][name] = {"y": y.tolist(), "slope": s, "slope_se": se}
-    ax.loglog(Ts, 0.48 * Ts * delta, ls="-", marker="", color="C5", lw=3.5, alpha=0.5, zorder=1.1,
-              label="0.48 T δ (reference from the theory page)")
-    grid_ticks(ax, [4, 16, 64, 256, 1024, 4096], "x", "%d")
-    ax.set_xlabel("horizon T")
-    ax.set_ylabel("worst-case |J(π) − J(μ) − L'(π)|, bounds")
-    ax.set_title(f"μ = (½, ½), tilt ±{e}, δ = {number_text(delta)}")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1, fontsize=7)
-    # near-one-hot sampler: the remainder grows like T² (half the classical bound) while Tε ≪ 1
+    # near-one-hot sampler (b): the remainder grows like T² (half the classical bound) while Tε ≪ 1
     a, e2 = 1e-9, 1e-6
     Tn = np.unique(np.round(np.geomspace(16, 2048, 8 if quick else 20)).astype(int))
     rn = [iid_tilt_worst_case([1 - a, a], [1 - a - e2, a + e2], int(T)) for T in Tn]
     yn = np.array([r.abs_error for r in rn])
-    s, se = _fit(Tn, yn)
-    ax2.loglog(Tn, yn, "o-", color="C0", label=f"|Error| (exact): slope {s:.3f}±{se:.3f}")
-    for k, c, ls in (("classical", "C3", "--"), ("pm_kl", "C4", "-."), ("unified", "k", "--")):
-        yb = np.array([r.bounds[k] for r in rn])
-        if k == "unified":
-            ax2.loglog(Tn, yb, ls="-", marker="", color="0.55", lw=4.5, alpha=0.45, zorder=1.2,
-                       label=f"unified = min of bounds: slope {_fit(Tn, yb)[0]:.3f}")
+    s_n, se_n = _fit(Tn, yn)
+    bn = {k: np.array([r.bounds[k] for r in rn]) for k in ("classical", "pm_kl", "unified")}
+    fig, (ax, ax2) = new_figure(ncols=2, height=3.4)
+    data = {"T": Ts.tolist(), "m": m, "tilt": e, "delta": delta, "curves": {}, "bounds": {}, "seed": seed,
+            "note": "deterministic (closed forms); slopes are OLS over all T with standard errors"}
+    # ONE legend for both panels (same style = same quantity), each entry with its slope in (a) and (b):
+    # the slopes are the message; per-panel legends under the panels took a third of the height
+    fit_b = {k: _fit(Tn, y)[0] for k, y in bn.items()}
+    shown = {"|Error| (i.i.d. tilt, exact)": f"|Error| exact: (a) {{s}}, (b) {s_n:.3f}±{se_n:.3f}",
+             "|Error| ≥ (majority tilt)": "lower bound on |Error|, majority-state tilt: (a) {s}",
+             "|Error| ≥ (contrarian tilt)": "lower bound on |Error|, contrarian-state tilt: (a) {s}"}
+    for name, y in curves.items():
+        s, se = _fit(Ts, y)
+        data["curves"][name] = {"y": y.tolist(), "slope": s, "slope_se": se}
+    c0 = data["curves"]["|Error| (i.i.d. tilt, exact)"]
+    ax.loglog(Ts, err, marker="o", ls="-", ms=3.5, color="C0",
+              label=shown["|Error| (i.i.d. tilt, exact)"].format(s=f"{c0['slope']:.3f}±{c0['slope_se']:.3f}"))
+    # the two count-state lower bounds lie within a few pixels of each other: one band between them
+    # (drawn once, not two curves on top of each other), both slopes in its legend entry
+    lo_b, hi_b = (np.minimum(curves["|Error| ≥ (majority tilt)"], curves["|Error| ≥ (contrarian tilt)"]),
+                  np.maximum(curves["|Error| ≥ (majority tilt)"], curves["|Error| ≥ (contrarian tilt)"]))
+    cm, cc = data["curves"]["|Error| ≥ (majority tilt)"], data["curves"]["|Error| ≥ (contrarian tilt)"]
+    ax.fill_between(Ts, lo_b, hi_b, color="C2", alpha=0.55, lw=0.8, edgecolor="C2",
+                    label=f"lower bounds (band): majority {cm['slope']:.3f}, contrarian {cc['slope']:.3f}")
+    for (name, y), c, ls in zip(bounds.items(), ("C3", "C4", "C5", "k"), ("--", "-.", (0, (5, 1, 1, 1)), "--")):
+        s, se = _fit(Ts, y)
+        both = f"(a) {s:.3f}" + (f", (b) {fit_b[name]:.3f}" if name in fit_b else "")
+        if name == "unified":       # the minimum of the bounds: a wide band under the one it equals
+            ax.loglog(Ts, y, ls="-", marker="", color="0.55", lw=4.5, alpha=0.45, zorder=1.2,
+                      label=f"unified = min of bounds: {both}")
         else:
-            ax2.loglog(Tn, yb, ls=ls, marker="", color=c, label=f"{_BOUND_NAMES.get(k, k)} bound: slope {_fit(Tn, yb)[0]:.3f}")
-        data.setdefault("near_deterministic", {}).setdefault("bounds", {})[k] = yb.tolist()
-    ax2.loglog(Tn, Tn * (Tn - 1) * e2 ** 2, ls="-", marker="", color="C5", lw=3.5, alpha=0.5, zorder=1.1,
-               label="T(T−1)ε²")
+            ax.loglog(Ts, y, ls=ls, marker="", color=c, label=f"{_BOUND_NAMES.get(name, name)} bound: {both}")
+        data["bounds"][name] = {"y": y.tolist(), "slope": s, "slope_se": se}
+    ax.loglog(Ts, 0.48 * Ts * delta, ls="-", marker="", color="C5", lw=3.5, alpha=0.5, zorder=1.1,
+              label="predicted rate: (a) 0.48·T·δ, (b) T(T−1)ε²")
+    grid_ticks(ax, [4, 16, 64, 256, 1024, 4096], "x", "%d")
+    ax.set_xlabel("horizon T")
+    ax.set_ylabel("worst-case |J(π) − J(μ) − L'(π)|, bounds")
+    ax.set_title(f"μ = (½, ½), tilt ±{e}, δ = {number_text(delta)}")
+    ax2.loglog(Tn, yn, "o-", color="C0", ms=3.5)
+    for k, c, ls in (("classical", "C3", "--"), ("pm_kl", "C4", "-."), ("unified", "k", "--")):
+        if k == "unified":
+            ax2.loglog(Tn, bn[k], ls="-", marker="", color="0.55", lw=4.5, alpha=0.45, zorder=1.2)
+        else:
+            ax2.loglog(Tn, bn[k], ls=ls, marker="", color=c)
+        data.setdefault("near_deterministic", {}).setdefault("bounds", {})[k] = bn[k].tolist()
+    ax2.loglog(Tn, Tn * (Tn - 1) * e2 ** 2, ls="-", marker="", color="C5", lw=3.5, alpha=0.5, zorder=1.1)
     grid_ticks(ax2, [16, 64, 256, 1024, 2048], "x", "%d")
     ax2.set_xlabel("horizon T")
     ax2.set_title(f"μ = (1−a, a), a = {number_text(a)}, π tilt ε = {number_text(e2)}")
-    ax2.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1, fontsize=7)
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncol=2, fontsize=7,
+               handlelength=2.0, columnspacing=1.0, title="log–log slope in each panel (± OLS standard error)",
+               title_fontsize=7)
     panel_letters((ax, ax2))
+    s, se = s_n, se_n
     data["near_deterministic"].update({"a": a, "eps": e2, "T": Tn.tolist(), "abs_error": yn.tolist(),
                                        "slope": s, "slope_se": se,
                                        "ratio_to_T(T-1)eps2": (yn / (Tn * (Tn - 1) * e2 ** 2)).tolist()})
@@ -206,6 +224,13 @@ _ESTIMATOR_NAMES = {"naive": "naive (no correction)", "token_tis": "token-level 
 _MASK_NAMES = {"trm_avg": "TRM-Avg", "k2_max": "k2-max", "k3_mean": "k3-mean"}
 _BOUND_NAMES = {"classical": "classical", "pm_kl": "pm-KL", "coupling": "coupling", "unified": "unified"}
 
+#: Random instances per length T in mismatch_estimators (b): their mean bias norm is plotted.
+_N_INSTANCES = 12
+
+#: In mismatch_estimators (c), an sd within this relative distance of the naive estimator's is drawn
+#: as the naive line alone (the caption says so).
+_SAME_SD = 0.05
+
 #: |bias| below this fraction of the panel's largest value is rounding of an exact zero.
 _ZERO_REL = 1e-12
 
@@ -250,9 +275,14 @@ def _stationary_weight(Ts, *, z: float, temp: float, C: float) -> dict:
 
 
 @figure("mismatch_estimators",
-        caption="Exact bias norm (a, b) and standard deviation (c) of the §3 policy-gradient "
-                "estimators, by enumeration: against the mismatch level σ at T = 6 (left) and against the "
-                "length T with a hotter sampler (right). Open markers on the bottom edge are exact zeros "
+        caption="Exact bias norm (a, b) and standard deviation (c, relative to the naive estimator's) of the "
+                "§3 policy-gradient estimators, by enumeration: against the mismatch level σ at T = 6 (left; "
+                "log σ axes) and against the length T with a hotter sampler (right; linear T axes; every y axis "
+                f"logarithmic). (b) plots the mean over {_N_INSTANCES} random instances per T (one instance per T gave a "
+                "zigzag that was the draw, not the length). In (c) a curve is drawn only where its sd differs "
+                f"by more than {_SAME_SD:.0%} from the naive estimator's and from every estimator before it in "
+                "the legend; elsewhere it equals one of them (the weights have not reached a clip) and is not "
+                "drawn twice. Open markers on the bottom edge are exact zeros "
                 "(|bias| ≤ 10⁻¹² × the panel's largest value, i.e. rounding): sequence IS is unbiased, and "
                 "sequence truncation and masking are unbiased until the ratio reaches the "
                 "clip C = 2 (geometric mask [0.8, 1.25]); points are dodged sideways so coinciding values (sequence IS = "
@@ -284,33 +314,54 @@ def fig_estimators(*, quick: bool, seed: int):
             by_s[k][0].append(mom[k].bias_norm)
             by_s[k][1].append(math.sqrt(mom[k].variance))
     by_T = {k: ([], []) for k in names}
+    spread_T = {k: [] for k in names}
     for T in Ts:
-        lt = LinearSoftmaxPolicy.random(2, T, d, rng, scale=4.0)
-        RT = rng.random(2 ** T)
-        # the sampler runs "hotter" than the trainer (logits × 0.6): on typical (likely) tokens
-        # ρ_t > 1, so ρ(y) grows like ρ̄^T on typical responses — the length trap
-        mu = TabularPolicy([0.6 * z for z in lt.tabular().logits])
-        _, mom = estimator_moments(mu, lt, RT, C=2.0, C_lo=0.8, C_hi=1.25)
+        # one random instance per T made panel (b) zigzag (a T = 12 spike was one instance's draw):
+        # the mean over _N_INSTANCES instances per T (exact zeros stay zeros), min–max in the data
+        vals = {k: [] for k in names}
+        for _ in range(_N_INSTANCES):
+            lt = LinearSoftmaxPolicy.random(2, T, d, rng, scale=4.0)
+            RT = rng.random(2 ** T)
+            # the sampler runs "hotter" than the trainer (logits × 0.6): on typical (likely) tokens
+            # ρ_t > 1, so ρ(y) grows like ρ̄^T on typical responses — the length trap
+            mu = TabularPolicy([0.6 * z for z in lt.tabular().logits])
+            _, mom = estimator_moments(mu, lt, RT, C=2.0, C_lo=0.8, C_hi=1.25)
+            for k in names:
+                vals[k].append((mom[k].bias_norm, math.sqrt(mom[k].variance)))
         for k in names:
-            by_T[k][0].append(mom[k].bias_norm)
-            by_T[k][1].append(math.sqrt(mom[k].variance))
+            b = np.array([v[0] for v in vals[k]])
+            by_T[k][0].append(float(np.mean(b)))
+            by_T[k][1].append(float(np.mean([v[1] for v in vals[k]])))
+            spread_T[k].append([float(b.min()), float(b.max())])
     fig, axes = new_figure(ncols=2, nrows=2, height=4.4)
     styles = [dict(color=f"C{i}", marker=m, ls=ls) for i, (m, ls) in
               enumerate(zip("os^DvP", ("-", "--", "-.", ":", (0, (5, 1, 1, 1)), (0, (3, 1)))))]
     zeros = {"by_sigma": {}, "by_T": {}}
     ref_s = max(max(by_s[k][0]) for k in names)
     ref_T = max(max(by_T[k][0]) for k in names)
+    drawn_c = []
     for i, (k, sty) in enumerate(zip(names, styles)):
         # dodge: coinciding values (e.g. seq_is = seq_tis = seq_mis before truncation) stay visible
         xs = sigmas * 10 ** (0.012 * (i - 2.5))
         xt = np.asarray(Ts, float) + 0.09 * (i - 2.5)
-        zs = _plot_with_zeros(axes[0, 0], xs, by_s[k][0], label=None, ref=ref_s, **sty)
+        # labelled in (a) too: the figure legend's entries name the same series in every panel
+        zs = _plot_with_zeros(axes[0, 0], xs, by_s[k][0], label=_ESTIMATOR_NAMES.get(k, k), ref=ref_s, **sty)
         zt = _plot_with_zeros(axes[0, 1], xt, by_T[k][0], label=None, ref=ref_T, **sty)
-        axes[1, 0].plot(xs, by_s[k][1], label=_ESTIMATOR_NAMES.get(k, k), **sty)
+        # (c) relative to the naive estimator's sd: the curves that coincide at ≈ 1 in absolute terms
+        # (the estimators agree until the weights reach the clip) separate where they differ
+        # where an estimator's sd is within _SAME_SD of the naive one's it IS the naive sd (the weights
+        # have not reached a clip): not drawn, so the curves that differ are not hidden under one line
+        # (and likewise within _SAME_SD of an estimator drawn before it: one curve for equal values)
+        rel = np.asarray(by_s[k][1]) / np.asarray(by_s["naive"][1])
+        same = np.zeros(rel.shape, bool)
+        for prev in drawn_c:
+            same |= np.abs(rel / prev - 1) <= _SAME_SD
+        drawn_c.append(rel)
+        axes[1, 0].plot(xs, np.where(same, np.nan, rel), label=_ESTIMATOR_NAMES.get(k, k), **sty)
         zeros["by_sigma"][k] = zs.tolist()
         zeros["by_T"][k] = zt.tolist()
         data["by_sigma"][k] = {"bias": by_s[k][0], "sd": by_s[k][1]}
-        data["by_T"][k] = {"bias": by_T[k][0], "sd": by_T[k][1]}
+        data["by_T"][k] = {"bias": by_T[k][0], "sd": by_T[k][1], "bias_min_max": spread_T[k]}
     weight = _stationary_weight(range(1, 21), z=3.0, temp=0.6, C=2.0)
     data["sequence_weight_by_T"] = weight
     # black and grey: these are properties of the weight, not estimators of the legend
@@ -325,7 +376,7 @@ def fig_estimators(*, quick: bool, seed: int):
     axes[1, 1].legend(loc="upper left", fontsize=7)
     data["exact_zero_bias"] = zeros
     data["zero_rule"] = f"|bias| <= {_ZERO_REL:g} x panel max is drawn as an exact zero (open marker at bottom)"
-    for ax in (axes[0, 0], axes[0, 1], axes[1, 1]):
+    for ax in (axes[0, 0], axes[0, 1], axes[1, 0], axes[1, 1]):
         ax.set_yscale("log")
     for ax in axes[:, 0]:
         ax.set_xscale("log")
@@ -335,15 +386,17 @@ def fig_estimators(*, quick: bool, seed: int):
     grid_ticks(axes[1, 1], [1, 5, 10, 15, 20], "x", "%d")
     grid_ticks(axes[1, 1], [1, 2, 4, 8], "y", "%g")
     axes[0, 0].set_ylabel("‖bias‖")
-    axes[1, 0].set_ylabel("standard deviation")
+    axes[1, 0].set_ylabel("sd / sd of the naive estimator")
+    ref_line(axes[1, 0], y=1.0, ls=":")
+    grid_ticks(axes[1, 0], [0.5, 1, 2, 5], "y", "%g")
     axes[1, 1].set_ylabel("exact value")
     axes[1, 0].set_xlabel("logit noise σ (uniform mismatch), T = 6")
     axes[1, 1].set_xlabel("length T (stationary instance)")
     axes[0, 1].set_xlabel("length T (hotter sampler)")
     axes[0, 0].set_xlabel("logit noise σ (uniform mismatch), T = 6")
     axes[0, 0].set_title("vs mismatch level")
-    axes[0, 1].set_title("vs length: the length trap")
-    axes[1, 0].set_title("vs mismatch level")
+    axes[0, 1].set_title(f"vs length: mean over {_N_INSTANCES} instances per T")
+    axes[1, 0].set_title("sd ÷ naive sd (equal values drawn once)")
     axes[1, 1].set_title("the sequence weight ρ = π/μ")
     handles, labels = axes[1, 0].get_legend_handles_labels()
     handles.append(matplotlib.lines.Line2D([], [], ls="", marker="o", mfc="white", color="0.3", ms=4))

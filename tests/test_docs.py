@@ -22,6 +22,21 @@ from urllib.parse import unquote
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+#: The site's hook (a fixed path: tests that plant a tree under another ROOT still read it).
+_HOOK = ROOT / "docs" / "_hooks" / "site.py"
+
+
+def site_hook():
+    """The site's MkDocs hook module (docs/_hooks/site.py), loaded by path (it needs no MkDocs to load)."""
+    spec = importlib.util.spec_from_file_location("docs_site_hook", _HOOK)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def generated_pages() -> set[str]:
+    """Pages (paths under docs/) the hook generates at build time: the README's guides."""
+    return set(site_hook().GUIDES)
 
 
 def doc_files() -> list[Path]:
@@ -84,7 +99,9 @@ def broken_links(path: Path) -> list[str]:
         except ValueError:
             bad.append(f"{rel}: {target} (points outside the repository)")
             continue
-        if not dest.exists():
+        generated = dest.is_relative_to(ROOT / "docs") and \
+            str(dest.relative_to(ROOT / "docs")) in generated_pages()
+        if not dest.exists() and not generated:
             bad.append(f"{rel}: {target} (no such file)")
         elif anchor and dest.suffix == ".md" and anchor not in anchors_of(dest):
             bad.append(f"{rel}: {target} (no anchor #{anchor} in {dest.relative_to(ROOT)})")
@@ -126,7 +143,7 @@ def test_every_docs_page_is_in_the_site_navigation():
     """A page missing from mkdocs.yml's nav would be built but unreachable."""
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     listed = set(re.findall(r"^\s*-\s+(?:[^:\n]+:\s+)?([\w./-]+\.md)\s*$", config, re.M))
-    pages = {str(p.relative_to(ROOT / "docs")) for p in (ROOT / "docs").rglob("*.md")}
+    pages = {str(p.relative_to(ROOT / "docs")) for p in (ROOT / "docs").rglob("*.md")} | generated_pages()
     assert pages - listed == set(), f"pages not in mkdocs.yml nav: {sorted(pages - listed)}"
     assert listed - pages == set(), f"nav entries without a page: {sorted(listed - pages)}"
 
@@ -140,5 +157,58 @@ def test_the_site_builds_with_warnings_as_errors(tmp_path):
     run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, f"mkdocs build --strict failed:\n{run.stdout}\n{run.stderr}"
-    for page in ("index.html", "theory/engine.html", "architecture.html", "claims.html", "api/engine.html"):
-        assert (tmp_path / "site" / page).is_file(), f"{page} was not built"
+    site = tmp_path / "site"
+    for page in ("index.html", "theory/engine.html", "architecture.html", "claims.html", "api/engine.html",
+                 "guides/own-bound.html", "guides/pytest.html"):
+        assert (site / page).is_file(), f"{page} was not built"
+    # mathematics: arithmatex's markup, and KaTeX served by the site itself (no CDN)
+    index = (site / "index.html").read_text(encoding="utf-8")
+    assert 'class="arithmatex"' in index
+    for asset in ("javascripts/katex/katex.min.js", "javascripts/katex/auto-render.min.js",
+                  "javascripts/katex/katex.min.css", "javascripts/katex/fonts/KaTeX_Main-Regular.woff2",
+                  "javascripts/katex-init.js"):
+        assert (site / asset).is_file(), f"{asset} is not in the site"
+    remote = re.findall(r"""<(?:script|link)[^>]+(?:src|href)=["'](?:https?:)?//[^"']+""", index)
+    assert remote == [], f"the page loads assets from elsewhere: {remote}"
+    # the guarantee table generated from the code, every kind once
+    from proofs_check.engine.results import GUARANTEES
+    for kind in GUARANTEES:
+        assert index.count(f"<code>{kind}</code></td>") == 1, kind
+
+
+def test_the_guarantee_table_is_generated_from_the_code():
+    """docs/index.md holds the marker, not a hand-typed table; the hook's table has one row per
+    kind of GUARANTEES with its words (a kind added to the code appears on the site)."""
+    from proofs_check.engine.results import GUARANTEES
+    hook = site_hook()
+    index = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+    assert hook.MARKER in index
+    assert not re.search(r"^\|\s*`(?:%s)`" % "|".join(map(re.escape, GUARANTEES)), index, re.M), \
+        "docs/index.md types a guarantee row by hand"
+    table = hook.guarantees_table()
+    rows = [ln for ln in table.splitlines() if ln.startswith("| `")]
+    assert [r.split("`")[1] for r in rows] == list(GUARANTEES)
+    for kind, text in GUARANTEES.items():
+        assert text.split(":", 1)[1].strip().replace("|", "∣") in table, kind
+
+
+def test_the_readme_guides_become_site_pages():
+    hook = site_hook()
+    for path, (title, parts) in hook.GUIDES.items():
+        md = hook.guide_page(path)
+        assert md.startswith(f"# {title}\n")
+        assert "](docs/" not in md, f"{path}: a README link into docs/ was not rewritten"
+    own = hook.guide_page("guides/own-bound.md")
+    assert "tc.inequality(" in own and "](../theory/engine.md)" in own
+    assert "**Gate CI on a verdict.**" in hook.guide_page("guides/pytest.md")
+    # links: docs/ → the site's page; another file of the repository → its text only
+    assert hook.site_links("[a](docs/x.md) [b](examples/y.py) [c](https://e.org)", 1) == \
+        "[a](../x.md) b [c](https://e.org)\n"
+
+
+def test_a_guide_whose_readme_section_is_gone_stops_the_build():
+    hook = site_hook()
+    with pytest.raises(ValueError, match="no line starting with '## Nowhere'"):
+        hook.readme_section("# t\n## Here\ntext\n", "## Nowhere", "h2")
+    assert hook.readme_section("## A\none\n```\n## not a heading\n```\n## B\n", "## A", "h2") == \
+        "## A\none\n```\n## not a heading\n```\n"

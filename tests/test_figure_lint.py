@@ -325,3 +325,143 @@ def test_number_text_and_log_tick_labels():
     with pytest.raises(ValueError, match="axis must be 'x' or 'y'"):
         log_tick_labels(ax, "z")
     plt.close(fig)
+
+
+# ---------------------------------------------------------------------------
+# rules added after the second figure review (shared/reviews/figures-and-friction-2.md): each
+# planted in a small figure the way the reviewed figure had it, and its fix passing
+# ---------------------------------------------------------------------------
+
+#: The five figures the second review scored 3/5, rebuilt after it.
+REVIEW2 = ("ensemble_tracking_vs_d_T", "mismatch_estimators", "mismatch_horizon", "seqproj_worst_case_policy",
+           "seqproj_worst_case_ratio")
+
+
+def _tracking_like(zoom: bool):
+    """ensemble_tracking_vs_d_T before/after: medians ≈ 0.8–1.1 with a 0.71 line, y from 0 or zoomed."""
+    with style():
+        fig, ax = new_figure()
+        x = np.array([5, 10, 20, 40])
+        med = np.array([1.07, 0.88, 0.83, 0.83])
+        ax.errorbar(x, med, yerr=0.08, marker="o", color="C0", label="median, IQR")
+        ref_line(ax, y=0.707, label="bound")
+        ax.set_xscale("log")
+        ax.set_ylim((0.65, 1.2) if zoom else (0.0, 1.3))
+        fig.legend(loc="outside lower center", ncol=2)
+    return fig
+
+
+def test_planted_empty_axis_range_fails_and_zoom_passes():
+    found = lint.lint_figure(_tracking_like(zoom=False))
+    assert [f.code for f in found] == ["empty-axis-range"], found
+    assert "below" in found[0].message
+    assert _codes(_tracking_like(zoom=True)) == set()
+
+
+def test_empty_axis_range_spares_bars_and_in_axes_legends():
+    with style():
+        fig, ax = new_figure()
+        ax.bar([1, 2, 3], [8.0, 9.0, 10.0], label="count")       # bars start at 0 by design
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    assert "empty-axis-range" not in _codes(fig)
+    fig, _ = _clean()                  # its top band holds the legend: not wasted
+    assert "empty-axis-range" not in _codes(fig)
+
+
+def _horizon_like(one_legend: bool):
+    """mismatch_horizon before/after: the same styles keyed in a legend under each panel."""
+    with style():
+        fig, (a, b) = new_figure(ncols=2, height=2.6)
+        T = np.geomspace(4, 4096, 12)
+        for ax, k in ((a, 1.0), (b, 2.0)):
+            ax.loglog(T, 1e-4 * T ** k, "o-", color="C0", ms=3, label=f"|Error|: slope {k:g}")
+            ax.loglog(T, 1e-3 * T ** 2, "--", color="C3", label=f"classical bound ({'a' if k == 1 else 'b'})")
+        if one_legend:
+            fig.legend(*a.get_legend_handles_labels(), loc="outside lower center", ncol=2)
+        else:
+            for ax in (a, b):
+                ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25))
+    return fig
+
+
+def test_planted_duplicate_legend_fails_and_one_legend_passes():
+    found = lint.lint_figure(_horizon_like(one_legend=False))
+    assert "duplicate-legend" in {f.code for f in found}, found
+    assert "duplicate-legend" not in _codes(_horizon_like(one_legend=True))
+
+
+def test_planted_coinciding_series_fails_and_separated_passes():
+    with style():
+        fig, ax = new_figure()
+        s = np.geomspace(0.02, 1, 10)
+        ax.plot(s, 1.0 + 0.001 * s, color="C0", lw=4, label="naive")          # a thick line ...
+        ax.plot(s, 1.0 + 0.001 * s ** 2, color="C1", lw=1, label="token TIS")  # ... and one on top of it
+        ax.plot(s, 2.0 + 4 * s ** 3, color="C2", ls="-.", label="sequence IS")
+        ax.set_xscale("log")
+        ax.legend(loc="upper left")
+    found = lint.lint_figure(fig)
+    hit = [f for f in found if f.code == "coinciding-series"]
+    assert len(hit) == 1 and "'naive'" in hit[0].message and "'token TIS'" in hit[0].message, found
+    assert "hidden-series" not in {f.code for f in found}      # both visible: a different defect
+    fig.axes[0].lines[1].set_ydata(0.7 + 0.001 * s)               # separated by a third of the axis
+    assert "coinciding-series" not in _codes(fig)
+
+
+def _policy_like(interior: bool, bad_colour: bool):
+    """seqproj_worst_case_policy before/after: a map that is mostly the top colour, with NaN holes."""
+    with style():
+        fig, ax = new_figure()
+        t = np.arange(1, 41)
+        d = np.geomspace(1e-7, 0.5, 30 if interior else 12)
+        x = np.minimum(1.0, np.outer(d, 1 + t / 40) * 10)             # saturates away from the edge
+        if interior:
+            x = np.vstack([x, np.ones((40, t.size))])                   # the flat band interior
+        x[2, 5] = np.nan                                                # a pause cell
+        cmap = matplotlib.colormaps["viridis"]
+        if bad_colour:
+            cmap = cmap.with_extremes(bad="0.8")
+        from matplotlib.colors import LogNorm
+        m = ax.pcolormesh(t, np.arange(x.shape[0]), x, norm=LogNorm(1e-6, 1.0), cmap=cmap, shading="nearest")
+        fig.colorbar(m, ax=ax)
+    return fig
+
+
+def test_planted_saturated_map_and_white_holes_fail_and_the_zoomed_keyed_map_passes():
+    found = _codes(_policy_like(interior=True, bad_colour=False))
+    assert {"image-saturated", "image-holes"} <= found, found
+    assert _codes(_policy_like(interior=False, bad_colour=True)) & {"image-saturated", "image-holes"} == set()
+
+
+def _ratio_like(floating: bool, legend_gap: float):
+    """seqproj_worst_case_ratio before/after: floating range bars beside solid bars, a far legend."""
+    with style():
+        fig, ax = new_figure(width="page", height=2.6)
+        x = np.arange(4.0)
+        if floating:
+            ax.bar(x - 0.18, [0.7, 1.0, 1.5, 2.1], bottom=[8.3, 8.3, 8.5, 9.2], width=0.36, color="C3",
+                   label="range over the bracket")
+            ax.bar(x + 0.18, [10.3, 10.3, 10.5, 0], width=0.36, color="C0", label="constant design")
+        else:
+            ax.errorbar(x - 0.14, [8.65, 8.8, 9.25, 10.3], yerr=[0.35, 0.5, 0.75, 1.1], fmt="none", capsize=4,
+                        color="C3", label="range over the bracket")
+            ax.plot(x[:3] + 0.3, [10.3, 10.3, 10.5], "D", color="C0", label="constant design")
+        ax.set_ylim(0, 14)
+        ax.set_xticks(x, [f"T = {T}" for T in (100, 300, 1000, 10000)])
+        if legend_gap:
+            ax.legend(loc="upper center", bbox_to_anchor=(0.5, -legend_gap), ncol=2, frameon=False)
+        else:
+            fig.legend(loc="outside lower center", ncol=2, frameon=False)
+    return fig
+
+
+def test_planted_mixed_bars_and_empty_band_fail_and_one_encoding_passes():
+    found = _codes(_ratio_like(floating=True, legend_gap=0.3))   # as the reviewed figure had it
+    assert {"mixed-bars", "empty-canvas-band"} <= found, found
+    assert _codes(_ratio_like(floating=False, legend_gap=0.0)) & {"mixed-bars", "empty-canvas-band"} == set()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", REVIEW2)
+def test_review2_figures_pass_every_rule(name):
+    """The five rebuilt figures (quick builds: the same drawing code as the full build) lint clean."""
+    _lint_real(name)
