@@ -14,7 +14,7 @@ import proofs_check as pc
 from proofs_check.engine import Finding, NotSettled, get_claim, registered_findings
 from theorycheck.report import render_html, render_markdown
 from theorycheck.report.document import OURS, build_document
-from theorycheck.report.findings import NOT_SETTLED, OURS as F_OURS, READINGS, fill, headline_findings
+from theorycheck.report.findings import NOT_SETTLED, OURS as F_OURS, fill, headline_findings
 
 META = {"seed": 0, "alpha": 0.01, "quick": True, "elapsed_s": 1.0, "figures": {}}
 
@@ -67,7 +67,8 @@ def test_missing_or_inconclusive_claims_give_no_number(results):
     missing = _one(_headline([r]), "selftest.dg_tail")
     assert not missing["settled"] and missing["text"].startswith(NOT_SETTLED)
     assert "selftest.dg_tail_doubled not in this run" in missing["text"]
-    assert f"{r.p_hat:.4f}" not in missing["text"] and missing["reading"] == "unsettled"
+    assert f"{r.p_hat:.4f}" not in missing["text"] and missing["family"] == "unsettled"
+    assert missing["label"] == "paper statement: not settled at this budget"
     open_ = dataclasses.replace(results["selftest.dg_tail_doubled"], verdict="inconclusive")
     f = _one(_headline([r, open_]), "selftest.dg_tail")
     assert not f["settled"] and "selftest.dg_tail_doubled inconclusive at" in f["text"]
@@ -98,13 +99,14 @@ def test_a_control_refuted_as_designed_never_reads_as_a_paper_statement_refuted(
     control = results["selftest.dg_tail_doubled"]            # role control, expected refuted, refuted
     assert control.role == "control" and control.verdict == control.expected == "refuted"
     as_control = _reading_of(results, control)
-    # the same result, had it been a paper statement (dg_tail cites Dasgupta–Gupta)
-    stmt = dataclasses.replace(control, claim="selftest.dg_tail", role="statement", expected=None)
+    # the same result, had it been a paper statement (dg_tail cites Dasgupta–Gupta, Lemma 2.2)
+    stmt = dataclasses.replace(control, claim="selftest.dg_tail", role="statement", expected=None,
+                               label="CONFIRMED")
     as_statement = _reading_of({k: v for k, v in results.items() if k != "selftest.dg_tail"}, stmt)
-    assert as_control["reading"] == "control-as-designed-refuted" and as_statement["reading"] == "paper-refuted"
-    assert "as designed" in as_control["label"] and "paper statement" not in as_control["label"]
-    assert as_statement["label"].startswith("paper statement refuted")
-    assert as_control["group"] == "ours" and as_statement["group"] == "refuted"
+    assert as_control["reading"] == "negative-control.anytime" and as_statement["reading"] == "paper.anytime"
+    assert as_control["label"] == "negative control: refuted (anytime-valid at 99 %), as designed"
+    assert as_statement["label"] == "paper statement: refuted (anytime-valid at 99 %)"
+    assert as_control["group"] == "control" and as_statement["group"] == "refuted"
     # both formats show the reading before the sentence
     doc = build_document(list(results.values()), META)
     doc["headline_findings"] = [as_control, as_statement]
@@ -112,28 +114,70 @@ def test_a_control_refuted_as_designed_never_reads_as_a_paper_statement_refuted(
     from theorycheck.report.markdown import render_document_markdown
 
     md, html = render_document_markdown(doc), render_document_html(doc)
-    assert "*negative control, refuted as designed (the check can fail).*" in md
-    assert "*paper statement refuted.*" in md
-    assert 'class="reading r-control-as-designed-refuted"' in html and 'class="reading r-paper-refuted"' in html
+    assert "*negative control: refuted (anytime-valid at 99 %), as designed.*" in md
+    assert "*paper statement: refuted (anytime-valid at 99 %).*" in md
+    assert 'class="reading r-refuted r-control"' in html and 'class="reading r-refuted"' in html
     # a control that does NOT reach its expected verdict is a failure, not a finding
     failed = _reading_of(results, dataclasses.replace(control, verdict="holds"))
-    assert failed["reading"] == "control-failed" and "FAILED" in failed["label"]
+    assert failed["alarm"] and "FAILED (expected refuted)" in failed["label"]
 
 
-def test_our_derivation_reads_as_ours(results):
-    e = {"role": "statement", "verdict": "holds", "expected": "holds", "paper": OURS}
-    from theorycheck.report.findings import reading
+def _entries(results_list):
+    return build_document(results_list, META)["entries"]
 
-    assert reading(e) == "ours-confirmed" and reading({**e, "paper": "seqjl"}) == "paper-confirmed"
-    assert reading({**e, "role": "measurement", "expected": None}) == "measurement"
-    assert reading({**e, "verdict": "inconclusive"}) == "unsettled"
-    assert F_OURS == OURS and set(READINGS) >= {"paper-refuted", "control-as-designed-refuted"}
+
+def test_the_reading_follows_source_label_guarantee_and_origin(results):
+    """The words of a claim come from reading(): the place in the paper decides "paper statement",
+    the guarantee decides "confirmed", who declared the claim decides "your claim"."""
+    dg, energy = results["selftest.dg_tail"], results["selftest.logit_energy_identity"]
+    e = _entries([dg, energy])
+    assert e["selftest.dg_tail"]["reading"] == "paper statement: confirmed (anytime-valid at 99 %) (as expected)"
+    # the identity cites a paper but names no place in it: reconstructed, never "paper statement"
+    assert e["selftest.logit_energy_identity"]["subject"] == "reconstructed from the paper"
+    # a search verdict: no counterexample in N evaluations, not a proof, filed apart from confirmed
+    searched = dataclasses.replace(energy, guarantee="search")
+    s = _entries([searched])["selftest.logit_energy_identity"]
+    assert s["reading"] == (f"reconstructed from the paper: no counterexample in {energy.budget} "
+                            f"{type(energy).unit} (not a proof) (as expected)")
+    assert s["group"] == "checked" and not s["settled"]
+    for g in ("asymptotic", "estimate"):
+        x = _entries([dataclasses.replace(dg, guarantee=g)])["selftest.dg_tail"]
+        assert "indicated, not settled" in x["reading"] and x["group"] == "indicated"
+    # a derivation with no paper, an open question, a user's claim
+    der = dataclasses.replace(dg, claim="t.der", label="DERIVED")
+    assert _entries([der])["t.der"]["subject"] == "our derivation"
+    doc = build_document([dataclasses.replace(dg, claim="t.mine")],
+                         {**META, "claims": {"t.mine": {"source": {"papers": ["otb"], "where": "Thm 1"},
+                                                        "origin": "user"}}})
+    assert doc["entries"]["t.mine"]["reading"].startswith("your claim: confirmed")
+    assert doc["sections"][0]["title"] != "Claims citing no paper: our derivations, controls and measurements"
+    user_ours = build_document([dataclasses.replace(dg, claim="t.mine2")],
+                               {**META, "claims": {"t.mine2": {"source": {"papers": [], "theory": "x.md#y"},
+                                                               "origin": "user"}}})
+    assert user_ours["sections"][0]["title"] == "Claims citing no paper: your claims"
+    assert F_OURS == OURS
+
+
+def test_a_finding_reads_by_its_weakest_claim(results):
+    """A finding over an anytime-valid and a search claim says what the search says."""
+    dg, doubled = results["selftest.dg_tail"], results["selftest.dg_tail_doubled"]
+    weak = dataclasses.replace(doubled, guarantee="search")
+    f = _one(_headline([dg, weak]), "selftest.dg_tail")
+    assert f["label"] == f"paper statement: no counterexample in {weak.budget} trials (not a proof) (as expected)"
+    assert f["family"] == "checked" and "weakest of its 2 claims, selftest.dg_tail_doubled (search)" in f["basis"]
+    est = _one(_headline([dg, dataclasses.replace(doubled, guarantee="estimate")]), "selftest.dg_tail")
+    assert est["label"].startswith("paper statement: indicated, not settled") and est["family"] == "indicated"
+    same = _one(_headline([dg, doubled]), "selftest.dg_tail")
+    assert same["label"].startswith("paper statement: confirmed (anytime-valid") and same["basis"] == ""
+    md = render_markdown([dg, weak], meta=META)
+    assert "(search)" in md[md.index("Rests on:"):]                       # each claim's guarantee is shown
 
 
 def test_headline_results_come_first_in_both_formats(results):
     rs = list(results.values())
     md = render_markdown(rs, meta=META)
-    assert md.index("## Headline results") < md.index("## Provenance") < md.index("## Summary of findings")
+    assert md.index("Headline results\n") < md.index("Provenance\n") < md.index("Summary of findings (")
+    assert md.index("## Contents") < md.index('<a id="headline"></a>\n\n## Headline results')
     assert '<a id="finding-selftest.dg_tail"></a>**Self-test: the Dasgupta–Gupta tail bound**' in md
     assert "Rests on: [`selftest.dg_tail`](#claim-selftest.dg_tail) holds" in md
     html = render_html(rs, meta=META)
@@ -200,19 +244,30 @@ def test_claims_by_reading_keep_controls_apart_from_refuted_statements(results):
     refuted_stmt = dataclasses.replace(dg, verdict="refuted", expected=None)      # dg_tail cites a paper
     doc = build_document([refuted_stmt, doubled, energy], META)
     groups = {g["key"]: g for g in claim_groups(doc)}
-    assert [e["id"] for e in groups["refuted"]["entries"]] == ["selftest.dg_tail"]
-    assert [e["id"] for e in groups["ours"]["controls"]] == ["selftest.dg_tail_doubled"]
-    assert all(e["id"] != "selftest.dg_tail_doubled" for g in groups.values() for e in g["entries"])
+    assert [e["id"] for _, es in groups["refuted"]["subjects"] for e in es] == ["selftest.dg_tail"]
+    assert [e["id"] for _, es in groups["control"]["subjects"] for e in es] == ["selftest.dg_tail_doubled"]
+    assert groups["refuted"]["subjects"][0][0] == "paper statement"
+    assert "selftest.dg_tail_doubled" not in {e["id"] for k, g in groups.items() if k != "control"
+                                               for _, es in g["subjects"] for e in es}
     md = render_markdown([refuted_stmt, doubled, energy], meta=META)
-    refuted = md[md.index("### Paper statements refuted (1)"):md.index("### Our derivations")]
+    refuted = md[md.index('<a id="group-refuted"></a>'):md.index('<a id="group-control"></a>')]
     assert "selftest.dg_tail`" in refuted and "dg_tail_doubled" not in refuted
-    assert "negative control, refuted as designed" in md[md.index("### Our derivations"):md.index("## Papers")]
+    assert "paper statement: refuted (anytime-valid at 99 %)" in refuted
+    controls = md[md.index('<a id="group-control"></a>'):md.index('<a id="papers"></a>')]
+    assert "negative control: refuted (anytime-valid at 99 %), as designed" in controls
     md_details = md[md.index("<details>\n<summary>Controls (1)"):md.index("</details>")]     # collapsed
     assert "selftest.dg_tail_doubled" in md_details
-    assert md.index("## Headline results") < md.index("## Claims by reading") < md.index("## Papers")
+    assert md.index("Headline results\n") < md.index("Claims by reading\n") < md.index('<a id="papers"></a>')
     html = render_html([refuted_stmt, doubled, energy], meta=META)
-    details = html[html.index("<details><summary>Controls (1)"):html.index("</details>")]
+    details = html[html.index("<details><summary>Controls (1)"):html.index("</details>", html.index(
+        "<details><summary>Controls (1)"))]
     assert "selftest.dg_tail_doubled" in details
+    # a control that failed is not collapsed
+    failed = dataclasses.replace(doubled, verdict="holds")
+    html = render_html([refuted_stmt, failed, energy], meta=META)
+    g = html[html.index('id="group-control"'):]
+    assert g.index("selftest.dg_tail_doubled") < g.index("<details>") if "<details>" in g else True
+    assert "FAILED (expected refuted)" in g
 
 
 #: Results of every claim a registered finding binds, from `theorycheck report --quick` (seed 0,

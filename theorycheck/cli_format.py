@@ -23,7 +23,7 @@ import json
 import sys
 
 __all__ = ["FORMATS", "FAIL_ON", "default_format", "print_rows", "table_fits", "print_note", "summary_line", "parse_fail_on",
-           "failing", "suggest", "print_json"]
+           "failing", "suggest", "print_json", "reading_cell", "evidence_cell", "reading_summary"]
 
 FORMATS = ("table", "plain", "markdown", "json")
 
@@ -195,6 +195,48 @@ def summary_line(results, elapsed_s: float | None = None) -> str:
     if elapsed_s is not None:
         line += f" in {elapsed_s:.1f} s"
     return line
+
+
+def reading_cell(r, level: str | None = None) -> str:
+    """The words a result is printed with: its reading
+    (:func:`proofs_check.engine.reading.reading_of`; the tables are in
+    ``docs/theory/engine.md`` §5, "Readings"), e.g. ``"paper statement: no counterexample in 400
+    evaluations (not a proof)"``.  ``level``: the interval level (default from the result's α)."""
+    from proofs_check.engine.reading import reading_of
+    from theorycheck.report.provenance import interval_level
+
+    return reading_of(r, level=level or interval_level(r.alpha)).words
+
+
+def evidence_cell(r) -> str:
+    """The evidence of a result in the statement's own terms: a proved claim's certificate (the
+    statement proved, its allowance, boxes, smallest width) instead of its search line; else the
+    kind's summary, with a positive worst margin beside "holds" explained
+    (:func:`theorycheck.report.evidence.margin_note`); then one ``⚠`` line per warning."""
+    from theorycheck.report.evidence import margin_note
+
+    if r.guarantee == "proved" and getattr(r, "certificate", None):
+        text = r.certificate_sentence()
+    else:
+        note = margin_note(r)
+        text = r.summary() + (f" ({note[0]})" if note else "")
+    return text + "".join(f"\n⚠ {w}" for w in r.warnings)
+
+
+def reading_summary(results) -> str:
+    """How many results read in each family (``docs/theory/engine.md`` §5, "Readings"):
+    ``"readings: 3 confirmed, 2 searched or on a grid (not proofs), 1 indicated (not settled)"``;
+    ``""`` for no result."""
+    from proofs_check.engine.reading import reading_of
+
+    words = {"confirmed": "confirmed", "refuted": "refuted", "checked": "searched or on a grid (not proofs)",
+             "indicated": "indicated (not settled)", "unsettled": "not settled at this budget"}
+    counts: dict[str, int] = {}
+    for r in results:
+        fam = reading_of(r).family
+        counts[fam] = counts.get(fam, 0) + 1
+    parts = [f"{counts[f]} {w}" for f, w in words.items() if counts.get(f)]
+    return "readings: " + ", ".join(parts) if parts else ""
 
 
 def parse_fail_on(text: str) -> tuple[str, ...]:

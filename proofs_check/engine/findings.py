@@ -20,7 +20,13 @@ do not support any sentence (e.g. only one end of a bracket is decided).
 
 Topics declare findings in ``<topic>/findings.py`` with :func:`register_finding`
 (imported from :mod:`proofs_check.engine`), and the topic's ``claims`` package
-imports that module, so loading a topic's claims loads its findings.
+imports that module, so loading a topic's claims loads its findings.  A user's
+claims file (or ``-m`` module, or package) declares its findings the same way,
+next to its claims: loading the file registers them, and ``theorycheck report
+claims_mine.py`` shows each finding with at least one bound claim in the run
+(README, "Headline findings for your own claims").  How a finding *reads*
+("paper statement: proved", "your claim: no counterexample in N evaluations (not
+a proof)", …) is derived from its claims by :mod:`.reading`, never declared.
 :func:`registered_findings` loads every claims entry point first, then lists them.
 """
 from __future__ import annotations

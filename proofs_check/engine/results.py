@@ -20,7 +20,8 @@ from typing import Any, ClassVar, Mapping
 
 from .claims import to_jsonable
 
-__all__ = ["VERDICTS", "GUARANTEES", "Result", "result_class", "fmt", "summary_number"]
+__all__ = ["VERDICTS", "GUARANTEES", "Result", "result_class", "fmt", "summary_number", "fmt_against",
+           "counted"]
 
 VERDICTS = ("holds", "refuted", "inconclusive")
 
@@ -37,8 +38,9 @@ GUARANTEES = {
     "estimate": "estimate: a deterministic numerical approximation of the stated quantity (e.g. a "
                 "dynamic program on a grid) whose error is estimated, not bounded; the verdict reads the "
                 "approximation and is not settled (--fail-on counts it as inconclusive)",
-    "proved": "proved: holds everywhere on the declared domain, certified in ball arithmetic "
-              "(branch-and-bound with outward rounding, or a symbolic identity); box count, smallest "
+    "proved": "proved: lhs ≤ rhs (+ the declared allowance, printed with the statement proved) at every "
+              "point of the declared domain, certified in ball arithmetic (branch-and-bound with outward "
+              "rounding, or a symbolic identity); the statement proved, the allowance, box count, smallest "
               "box width and time in the certificate",
 }
 
@@ -136,13 +138,20 @@ class Result:
         c = self.certificate
         if not c:
             return ""
-        base = (f"{c.get('boxes')} boxes, smallest width {fmt(c.get('min_width'), 3)}, "
-                f"{fmt(c.get('seconds'), 3)} s")
+        boxes = c.get("boxes")
+        base = (f"{counted(boxes, 'box', 'boxes') if isinstance(boxes, int) else f'{boxes} boxes'}, "
+                f"smallest width {fmt(c.get('min_width'), 3)}, {fmt(c.get('seconds'), 3)} s")
         if c.get("status") == "proved":
             how = c.get("method", "ball arithmetic")
-            if not c.get("boxes"):
-                return f"proved on the whole domain ({how}, {fmt(c.get('seconds'), 3)} s)"
-            return f"proved on the whole domain ({how}; {base})"
+            stmt = str(c.get("proved_statement") or "").strip()
+            allowance = str(c.get("allowance", "0") or "0").strip()
+            what = f"proved: {stmt}" if stmt else "proved"
+            if allowance not in ("", "0"):
+                what += f" (declared allowance {allowance} included)"
+            what += " at every point of the declared domain"
+            if not boxes:
+                return f"{what} ({how}, {fmt(c.get('seconds'), 3)} s)"
+            return f"{what} ({how}; {base})"
         if c.get("status") == "refuted":
             return (f"counterexample certified in ball arithmetic at {c.get('counterexample_exact')} "
                     f"({base})")
@@ -273,3 +282,36 @@ def fmt(x, digits: int = 4) -> str:
         return "∞" if x > 0 else "−∞"
     text = f"{x:.{digits}g}"
     return text.replace("-", "−") if text.startswith("-") else text
+
+
+def counted(n: int, one: str, many: str | None = None) -> str:
+    """``"1 box"``, ``"3 boxes"``: a count with its noun in the right number (``many``
+    defaults to ``one + "s"``)."""
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"n must be an int count, got {type(n).__name__} {n!r}")
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+def fmt_against(value, bound, digits: int = 4) -> str:
+    """``value`` printed beside ``bound`` so that the inequality between them stays visible.
+
+    Rule (*design*, ``docs/theory/engine.md`` §5, "Readings"): the fewest significant digits
+    ``d ≥ digits`` (at most 17) at which ``value`` and ``bound``, both rounded to ``d`` digits and
+    read back, are ordered as ``value`` and ``bound`` are (strictly, when they differ); ``value`` is
+    printed with ``d`` digits.  The rule is symmetric, so ``fmt_against(bound, value)`` prints the
+    bound with the same ``d`` when the bound is itself a computed number.  So 0.49999555 against
+    0.5 prints ``0.499996``, never ``0.5``; a value equal to the bound, or a non-finite one, prints
+    as :func:`fmt` does."""
+    if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 17:
+        raise ValueError(f"digits must be an int in [1, 17], got {digits!r}")
+    try:
+        v, b = float(value), float(bound)
+    except (TypeError, ValueError):
+        raise TypeError(f"value and bound must be real numbers, got {value!r} and {bound!r}") from None
+    if not (math.isfinite(v) and math.isfinite(b)) or v == b:
+        return fmt(v, digits)
+    side = 1 if v > b else -1
+    for d in range(digits, 18):
+        if (float(f"{v:.{d}g}") - float(f"{b:.{d}g}")) * side > 0:
+            return fmt(v, d)
+    return fmt(v, 17)

@@ -19,7 +19,20 @@ class Source:
     (``docs/theory/<page>.md`` holds ``<a id="<id>"></a>``), ``note`` anything
     else a reader needs ("our transcription of the released code").  The
     engine does not resolve keys or anchors; ``tests/test_sources.py`` does.
+
+    ``where`` is also the record that the statement was *read* from the paper:
+    a claim is printed as a "paper statement" only when ``papers`` is non-empty
+    and ``where`` names a place, and its label is CONFIRMED
+    (:func:`proofs_check.engine.reading.source_state`, ``docs/theory/engine.md``
+    §5, "Readings").  Leave ``where`` empty when the statement was not read
+    there; a note does not change the reading.
     """
+
+    @property
+    def read_from_paper(self) -> bool:
+        """Whether this source records its statement as read from the paper: a paper key and a
+        non-blank ``where`` (the rule of :func:`proofs_check.engine.reading.source_state`)."""
+        return bool(self.papers) and bool(self.where.strip())
 
     papers: tuple[str, ...] = ()
     where: str = ""

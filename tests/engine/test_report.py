@@ -302,3 +302,63 @@ def test_the_report_states_which_refutations_survive_fdr_across_the_run(results)
     assert "does not survive FDR ≤ 0.01 (e-BH over 61 e-values)" in crowd
     html = render_html([weak] + nulls, alpha=0.01)
     assert 'id="multiplicity"' in html and "0 of 1 refutation(s) survive" in html
+
+
+def _inequality_result(**kw):
+    from proofs_check.engine.kinds.inequality import InequalityResult
+
+    base = dict(claim="t.ineq", kind="inequality", verdict="holds", statement="lhs ≤ rhs", source="t",
+                label="DERIVED", seed=0, alpha=0.01, budget=400, chunks=1, elapsed_s=0.1, params={},
+                guarantee="search", evaluations=400, worst_ratio=math.nan, worst_lhs=1e-37, worst_rhs=1e-37,
+                worst_point={"x": 0.5}, nonfinite=0, confirmed_by="float64", worst_margin=7.961e-52)
+    base.update(kw)
+    return InequalityResult(**base)
+
+
+def test_a_proved_claim_shows_its_certificate_not_its_search_line():
+    cert = {"status": "proved", "method": "ball arithmetic (python-flint Arb), branch-and-bound", "boxes": 1,
+            "seconds": 0.06, "min_width": 5.0, "proved_statement": "log(x + 1) ≤ x", "allowance": "0"}
+    r = _inequality_result(guarantee="proved", certificate=cert, worst_ratio=1.0, worst_margin=0.0)
+    text = render_markdown([r], alpha=0.01)
+    e = text[text.index('<a id="claim-t.ineq"></a>'):]
+    assert "- **Proved:** proved: log(x + 1) ≤ x at every point of the declared domain" in e
+    assert "1 box," in e and "1 boxes" not in text
+    assert "worst point lhs/rhs" not in text                # the search line is not the evidence
+    assert "*your claim: proved*" in e or "*our derivation: proved*" in e
+    with_allowance = dataclasses.replace(r, certificate={**cert, "boxes": 3, "allowance": "1e-9"})
+    s = with_allowance.certificate_sentence()
+    assert "declared allowance 1e-9 included" in s and "3 boxes" in s
+
+
+def test_a_positive_margin_beside_holds_is_explained():
+    r = _inequality_result()
+    assert ev.margin_note(r)[0] == "margin at rounding level"
+    assert "(margin at rounding level)" in ev.headline(r)
+    assert any("at rounding level" in s and "not a violation" in s for s in ev.slack(r))
+    wide = _inequality_result(worst_margin=1e-40)            # inside the allowance, above rounding
+    assert ev.margin_note(wide)[0] == "margin inside the declared allowance"
+    assert ev.margin_note(_inequality_result(worst_margin=-1e-3)) is None
+    assert ev.margin_note(_inequality_result(verdict="refuted", worst_margin=1.0)) is None
+
+
+def test_the_report_has_a_table_of_contents_and_an_anchor_per_claim(report):
+    html = (report / "report.html").read_text(encoding="utf-8")
+    ids = set(re.findall(r'\bid="([^"]+)"', html))
+    hrefs = set(re.findall(r'href="#([^"]*)"', html))
+    assert hrefs and hrefs <= ids, sorted(hrefs - ids)          # every in-page link lands
+    toc = html[html.index('<nav id="toc"'):html.index("</nav>")]
+    for anchor in ("headline", "provenance", "by-reading", "all-claims", "papers", "figures"):
+        assert f'href="#{anchor}"' in toc
+    for cid in IDS:                                               # one anchor per claim, linked from the TOC
+        assert f'id="claim-{cid}"' in html and f'href="#claim-{cid}"' in toc
+    css = html[html.index("<style>"):html.index("</style>")]
+    wide = css[css.index("@media (min-width:"):]
+    assert "#toc{position:sticky" in wide.replace(" ", "")          # sticky on wide screens, CSS only
+    # self-contained: no stylesheet, script or image fetched from anywhere
+    assert not re.search(r'<link\b|<script[^>]+src=|<img[^>]+src="(?!data:)', html)
+    md = (report / "report.md").read_text(encoding="utf-8")
+    toc_md = md[md.index("## Contents"):md.index("## Headline results")]
+    targets = re.findall(r"\]\(#([^)]+)\)", toc_md)
+    assert "headline" in targets and "papers" in targets
+    for t in targets:
+        assert f'<a id="{t}"></a>' in md, t

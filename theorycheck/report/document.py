@@ -28,11 +28,23 @@ def claim_meta(claim) -> dict:
     from proofs_check.engine import Source
 
     src = claim.source.to_dict() if isinstance(claim.source, Source) else {"text": str(claim.source)}
+    from proofs_check.engine.reading import claim_origin_kind
+
     names = getattr(claim, "coordinate_names", None) or (claim.params or {}).get("coordinates")
+    # a claim object that is not registered here was made by the user's own code
+    origin = claim_origin_kind(claim.id) if _registered(claim) else "user"
     return {"version": int(claim.version), "fingerprint": claim.fingerprint(), "source": src,
+            "origin": origin or "user",
             "quick_budget": int(claim.quick_budget), "default_budget": int(claim.default_budget),
             "chunk_size": int(claim.chunk_size),
             "coordinates": [str(n) for n in names] if isinstance(names, (list, tuple)) else None}
+
+
+def _registered(claim) -> bool:
+    """Whether ``claim`` is the very object registered under its id."""
+    from proofs_check.engine import registry
+
+    return claim.id in registry.registered_ids() and registry.get_claim(claim.id) is claim
 
 
 def claims_meta(ids) -> dict:
@@ -55,20 +67,55 @@ def _paper_groups():
     return PAPERS
 
 
+def _origin(r, meta) -> str:
+    """``project`` or ``user`` (:mod:`proofs_check.engine.reading`): as recorded with the run, else
+    as the current registry says, else ``project`` (a claim not registered here)."""
+    from proofs_check.engine.reading import claim_origin_kind
+
+    return meta.get("origin") or claim_origin_kind(r.claim) or "project"
+
+
+def _evidence_words(r) -> str:
+    """The evidence line of a result in the statement's own terms: the certificate of a proved
+    claim (the statement proved, its allowance, boxes, smallest width), else the kind's headline."""
+    if r.guarantee == "proved" and getattr(r, "certificate", None):
+        return r.certificate_sentence()
+    return ev.headline(r)
+
+
 def _entry(r, meta, prov, level, figs) -> dict:
+    from proofs_check.engine.reading import reading, source_state
+
     source = dict(meta.get("source") or {"text": r.source})
     papers = list(source.get("papers") or [])
+    origin = _origin(r, meta)
+    rd = reading(r.role, r.label, source_state(source), r.verdict, r.guarantee or "", origin=origin,
+                 expected=r.expected, n=int(r.budget), unit=getattr(r, "unit", "units"), level=level)
+    summary = r.summary()
+    if r.guarantee == "proved" and getattr(r, "certificate", None):
+        summary = r.certificate_sentence()
     return {
+        "reading": rd.words, "reading_key": rd.key, "subject": rd.subject, "family": rd.family,
+        "group": rd.group, "settled": rd.settled, "alarm": rd.alarm, "origin": origin,
         "id": r.claim, "anchor": f"claim-{r.claim}", "kind": r.kind, "statement": r.statement,
         "verdict": r.verdict, "expected": r.expected, "status": ev.status(r), "guarantee": r.guarantee,
         "label": r.label, "role": r.role, "seed": r.seed, "budget": r.budget, "elapsed_s": r.elapsed_s,
-        "headline": ev.headline(r), "interval": ev.interval(r, level), "summary": r.summary(),
+        "headline": _evidence_words(r), "interval": ev.interval(r, level), "summary": summary,
         "slack": ev.slack(r), "worst": ev.worst_point(r, meta.get("coordinates")),
         "advice": ev.settle_advice(r), "warnings": list(r.warnings), "notes": r.notes,
         "certificate": r.certificate_sentence() if getattr(r, "certificate", None) else "",
         "figures": figs, "source": source, "paper": papers[0] if papers else OURS,
         "cite": cite_line(r, meta, prov), "meta_from_current_code": bool(meta.get("from_current_code")),
     }
+
+
+def _ours_title(entries) -> str:
+    """The title of the section of claims citing no paper, by who declared them (their origin)."""
+    origins = {e["origin"] for e in entries}
+    who = ("your claims" if origins == {"user"} else
+           "our derivations, controls and measurements" if origins == {"project"} else
+           "our derivations, controls and measurements, and your claims")
+    return f"Claims citing no paper: {who}"
 
 
 _FINDING_ORDER = {"contradicted": 0, "finding": 1, "unsettled": 2}
@@ -114,8 +161,7 @@ def build_document(results, meta: dict, figure_dir=None, failures=()) -> dict:
         p = papers.get(key)
         sections.append({
             "key": key, "anchor": f"paper-{key}",
-            "title": (p.title if p else ("Our derivations, controls and measurements (no paper)"
-                                         if key == OURS else key)),
+            "title": (p.title if p else (_ours_title(groups[key]) if key == OURS else key)),
             "cite": p.cite() if p else "", "url": p.url if p else "",
             "entries": sorted(groups[key], key=lambda e: e["id"]),
         })

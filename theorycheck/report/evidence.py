@@ -26,7 +26,11 @@ from __future__ import annotations
 from proofs_check.engine.results import fmt
 
 __all__ = ["fmt", "status", "STATUS_TEXT", "headline", "interval", "slack", "worst_point",
-           "settle_advice", "chunk_size_of", "budget_to_settle"]
+           "settle_advice", "chunk_size_of", "budget_to_settle", "margin_note", "ROUNDING_ULPS"]
+
+#: A positive worst margin ``lhs − rhs`` of a claim that holds is "at rounding level" when it is at
+#: most this many units in the last place of ``max(|lhs|, |rhs|)`` (float64).
+ROUNDING_ULPS = 64
 
 #: What each status means, for legends.
 STATUS_TEXT = {
@@ -47,8 +51,35 @@ def status(r) -> str:
 
 
 def headline(r) -> str:
-    """The one number a verdict rests on, named."""
-    return r.headline()
+    """The one number a verdict rests on, named (with :func:`margin_note`'s short words when a
+    claim that holds shows a positive worst margin)."""
+    note = margin_note(r)
+    return r.headline() + (f" ({note[0]})" if note else "")
+
+
+def margin_note(r) -> tuple[str, str] | None:
+    """``(short, sentence)`` explaining a *positive* worst margin ``lhs − rhs`` beside "holds", or
+    ``None``.  An inequality result holds unless ``lhs − rhs > atol + rtol·|rhs|`` (its declared
+    allowance, ``docs/theory/engine.md`` §2.7), so a positive margin of a result that holds lies
+    inside the allowance; it is *at rounding level* when it is at most :data:`ROUNDING_ULPS` units
+    in the last place of ``max(|lhs|, |rhs|)``."""
+    import math
+
+    m = getattr(r, "worst_margin", None)
+    if r.verdict != "holds" or not isinstance(m, (int, float)) or isinstance(m, bool) or not m > 0 \
+            or not math.isfinite(m):
+        return None
+    sides = [abs(float(x)) for x in (getattr(r, "worst_lhs", None), getattr(r, "worst_rhs", None))
+             if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(float(x))]
+    scale = max(sides, default=0.0)
+    if scale > 0 and m <= ROUNDING_ULPS * math.ulp(scale):
+        return ("margin at rounding level",
+                f"the positive worst margin lhs − rhs = {fmt(m)} is at rounding level (≤ {ROUNDING_ULPS} ulp "
+                f"of max(|lhs|, |rhs|) = {fmt(scale)}) and inside the claim's allowance atol + rtol·|rhs|: "
+                f"not a violation")
+    return ("margin inside the declared allowance",
+            f"the positive worst margin lhs − rhs = {fmt(m)} lies inside the claim's declared allowance "
+            f"atol + rtol·|rhs| (a violation needs more): not a violation")
 
 
 def interval(r, level: str) -> str | None:
@@ -59,6 +90,9 @@ def interval(r, level: str) -> str | None:
 def slack(r) -> list[str]:
     """How far the verdict is from the other side, in the claim's own terms."""
     out = list(r.slack())
+    note = margin_note(r)
+    if note:
+        out.append(note[1])
     p = r.params or {}
     if "M_theorem" in p and "M" in p:
         try:

@@ -72,6 +72,27 @@ ol.headline li{margin-bottom:12px;padding-left:4px}ol.headline .rests{font-size:
 ul.group{font-size:13.5px;margin:4px 0 10px}ul.group li{margin-bottom:2px}
 details summary{cursor:pointer;color:var(--muted);font-weight:600;margin:6px 0}
 .quick{color:var(--inc);font-weight:600}
+.reading.r-confirmed{color:var(--hold);background:var(--holdbg)}
+.reading.r-refuted,.reading.r-alarm{color:var(--ref);background:var(--refbg)}
+.reading.r-checked{color:#3d4a5c;background:#e9edf2}
+.reading.r-indicated,.reading.r-unsettled{color:var(--inc);background:var(--incbg)}
+.reading.r-control:not(.r-alarm){color:#1558b0;background:#e8eefb}
+.reading{white-space:normal}
+.basis{font-size:12px;color:var(--muted)}
+h4{font-size:.95em;margin:.9em 0 .2em;color:var(--muted)}
+#toc{font-size:13px;line-height:1.45;border:1px solid var(--line);border-radius:4px;padding:8px 12px;
+margin:14px 0;background:#fafbfc}
+#toc strong{display:block;margin-bottom:4px}
+#toc ol,#toc ul{margin:0;padding-left:18px}#toc li{margin:1px 0}
+#toc details summary{font-weight:400;color:var(--fg);margin:0}
+#toc .n{color:var(--muted)}
+@media (min-width:1200px){
+body{max-width:1440px}
+.layout{display:grid;grid-template-columns:270px minmax(0,1fr);gap:28px;align-items:start}
+#toc{position:sticky;top:0;max-height:100vh;overflow-y:auto;margin:0;border-width:0 1px 0 0;border-radius:0;
+background:var(--bg);padding:16px 14px 16px 0}
+}
+@media print{#toc{display:none}.layout{display:block}}
 """
 
 _JS = r"""
@@ -148,12 +169,20 @@ def _claims_table(doc) -> list[str]:
         '<th data-type="number">s</th></tr></thead><tbody>', *rows, '</tbody></table></div>']
 
 
+def _classes(e) -> str:
+    from .findings import _classes as classes
+
+    return classes(e)
+
+
 def _claim(e) -> list[str]:
-    dl = [("verdict", f"{_verdict(e['verdict'])} — guarantee <em>{esc(e['guarantee'])}</em>; expected "
+    dl = [("reading", f'<span class="reading {_classes(e)}">{esc(e["reading"])}</span>'),
+          ("verdict", f"{_verdict(e['verdict'])} — guarantee <em>{esc(e['guarantee'])}</em>; expected "
                       f"{_expected(e)}; {esc(e['label'])}, {esc(e['role'])}, {esc(e['kind'])} claim"),
-          ("got", esc(e["headline"]) + (f"; {esc(e['interval'])}" if e["interval"] else ""))]
+          ("proved" if e["guarantee"] == "proved" and e.get("certificate") else "got",
+           esc(e["headline"]) + (f"; {esc(e['interval'])}" if e["interval"] else ""))]
     dl += [("slack", esc(s)) for s in e["slack"]]
-    if e.get("certificate"):
+    if e.get("certificate") and e["certificate"] != e["headline"]:
         dl.append(("certificate", esc(e["certificate"])))
     if e["worst"]:
         dl.append(("worst point", esc(e["worst"])))
@@ -199,6 +228,38 @@ def _failed(failed) -> list[str]:
     return out + ["</ul>"]
 
 
+def _toc(doc) -> list[str]:
+    """The table of contents: every section of the page, the headline findings, the reading
+    groups and, per paper, its claims (collapsed); links only to ids the page defines.  On wide
+    screens a sticky sidebar (CSS only: ``.layout`` grid, ``position: sticky``)."""
+    from .findings import claim_groups
+
+    def a(anchor, text, n=None):
+        count = f' <span class="n">({esc(n)})</span>' if n is not None else ""
+        return f'<a href="#{esc(anchor)}">{esc(text)}</a>{count}'
+
+    heads = doc.get("headline_findings") or []
+    out = ['<nav id="toc" aria-label="table of contents"><strong>Contents</strong><ol>',
+           f"<li>{a('headline', 'Headline results', len(heads))}"]
+    if heads:
+        out += ["<ol>", *[f"<li>{a(f['anchor'], f['title'])}</li>" for f in heads], "</ol>"]
+    out += ["</li>", f"<li>{a('provenance', 'Provenance')}</li>"]
+    if doc.get("failed"):
+        out.append(f"<li>{a('failed', 'FAILED claims', len(doc['failed']))}</li>")
+    out += [f"<li>{a('multiplicity', 'Multiplicity')}</li>",
+            f"<li>{a('findings', 'Summary of findings', len(doc['findings']))}</li>",
+            f"<li>{a('by-reading', 'Claims by reading')}<ul>",
+            *[f"<li>{a('group-' + g['key'], g['title'].split(' (')[0], g['n'])}</li>" for g in claim_groups(doc)],
+            "</ul></li>", f"<li>{a('all-claims', 'All claims', doc['n'])}</li>",
+            f"<li>{a('papers', 'Papers')}<ul>"]
+    for sec in doc["sections"]:
+        claims = "".join(f"<li>{a(e['anchor'], e['id'])}</li>" for e in sec["entries"])
+        out.append(f"<li><details><summary>{a(sec['anchor'], sec['title'], len(sec['entries']))}</summary>"
+                   f"<ul>{claims}</ul></details></li>")
+    out += ["</ul></li>", f"<li>{a('figures', 'Figures', len(doc['figures']))}</li>", "</ol></nav>"]
+    return out
+
+
 def render_document_html(doc) -> str:
     """``report.html`` text (self-contained) from :func:`.document.build_document`."""
     from .findings import groups_html, headline_html
@@ -207,7 +268,7 @@ def render_document_html(doc) -> str:
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            '<meta name="viewport" content="width=device-width, initial-scale=1">',
            f"<title>theorycheck report — {esc(doc['n'])} claims</title>", f"<style>{_CSS}</style></head><body>",
-           "<h1>theorycheck report</h1>",
+           '<div class="layout">', *_toc(doc), "<main>", "<h1>theorycheck report</h1>",
            '<p class="lead">Verdicts of the claims checked by theorycheck, written as a paper\'s appendix: '
            "the headline results first, then a summary of the findings, one section per paper, then the "
            "figures.</p>",
@@ -248,5 +309,5 @@ def render_document_html(doc) -> str:
         out.append("<p>No figure was built for this report.</p>")
     for f in doc["figures"]:
         out += _figure(f)
-    out += [f"<script>{_JS}</script>", "</body></html>"]
+    out += ["</main></div>", f"<script>{_JS}</script>", "</body></html>"]
     return "\n".join(out) + "\n"

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 
-__all__ = ["render_document_markdown", "md", "provenance_rows", "counts_sentence", "expected_text",
+__all__ = ["render_document_markdown", "toc_markdown", "md", "provenance_rows", "counts_sentence", "expected_text",
            "source_text", "FINDINGS_INTRO"]
 
 _ESCAPE = str.maketrans({"\\": "\\\\", "*": "\\*", "_": "\\_", "`": "\\`", "<": "&lt;", "&": "&amp;",
@@ -164,13 +164,15 @@ def _finding_line(i, e) -> str:
 
 def _claim_block(e) -> list[str]:
     lines = [f"### {md_anchor(e['anchor'])}{md_code(e['id'])}", "", f"> {md(e['statement'])}", ""]
+    lines.append(f"- **Reading:** *{md(e['reading'])}*")
     lines.append(f"- **Verdict:** **{md(e['verdict'])}** — guarantee *{md(e['guarantee'])}*; expected "
                  f"{expected_text(e, md)}; {md(e['label'])}, {md(e['role'])}, {md(e['kind'])} claim")
     got = md(e["headline"]) + (f"; {md(e['interval'])}" if e["interval"] else "")
-    lines.append(f"- **Got:** {got}")
+    proved = e["guarantee"] == "proved" and bool(e.get("certificate"))
+    lines.append(f"- **{'Proved' if proved else 'Got'}:** {got}")
     for s in e["slack"]:
         lines.append(f"- **Slack:** {md(s)}")
-    if e.get("certificate"):
+    if e.get("certificate") and e["certificate"] != e["headline"]:
         lines.append(f"- **Certificate:** {md(e['certificate'])}")
     if e["worst"]:
         lines.append(f"- **Worst point:** {md(e['worst'])}")
@@ -195,12 +197,39 @@ FAILED_INTRO = ("These claims have NO verdict: their own code failed when it was
 
 def failed_markdown(failed) -> list[str]:
     """The section listing the claims whose own code failed (``doc["failed"]``)."""
-    lines = [f"## FAILED: claims whose code failed ({len(failed)})", "", md(FAILED_INTRO), ""]
+    lines = [md_anchor("failed"), "", f"## FAILED: claims whose code failed ({len(failed)})", "", md(FAILED_INTRO),
+             ""]
     for f in failed:
         at = f" at {md_code(f['where'])}" if f["where"] else ""
         lines.append(f"- {md_anchor(f['anchor'])}{md_code(f['id'])} — **failed, no verdict**: "
                      f"{md(f['error'])}{at}")
     return lines + [""]
+
+
+def toc_markdown(doc) -> list[str]:
+    """The table of contents: the page's sections (each ``## `` heading carries the ``<a id>`` linked
+    here), the headline findings, the reading groups and the papers, with counts."""
+    from .findings import claim_groups
+
+    def a(anchor, text, n=None):
+        return f"[{md(text)}]({md_href(anchor)})" + (f" ({n})" if n is not None else "")
+
+    heads = doc.get("headline_findings") or []
+    lines = ["## Contents", "", f"1. {a('headline', 'Headline results', len(heads))}"]
+    lines += [f"   {i}. {a(f['anchor'], f['title'])}" for i, f in enumerate(heads, start=1)]
+    lines.append(f"2. {a('provenance', 'Provenance')}")
+    k = 3
+    if doc.get("failed"):
+        lines.append(f"{k}. {a('failed', 'FAILED claims', len(doc['failed']))}")
+        k += 1
+    lines += [f"{k}. {a('multiplicity', 'Multiplicity across the run')}",
+              f"{k + 1}. {a('findings', 'Summary of findings', len(doc['findings']))}",
+              f"{k + 2}. {a('by-reading', 'Claims by reading')}"]
+    lines += [f"   - {a('group-' + g['key'], g['title'].split(' (')[0], g['n'])}" for g in claim_groups(doc)]
+    lines.append(f"{k + 3}. {a('papers', 'Papers')}")
+    lines += [f"   - {a(sec['anchor'], sec['title'], len(sec['entries']))}" for sec in doc["sections"]]
+    lines += [f"{k + 4}. {a('figures', 'Figures', len(doc['figures']))}", ""]
+    return lines
 
 
 def render_document_markdown(doc, figures_href: str = "figures") -> str:
@@ -212,24 +241,26 @@ def render_document_markdown(doc, figures_href: str = "figures") -> str:
              "results first, then a summary of the findings, one section per paper (each claim with its "
              "statement, verdict, slack, figure, source and a line to cite it), then the figures with their "
              "captions.", ""]
+    lines += toc_markdown(doc)
     lines += headline_markdown(doc, md=md, code=md_code, href=md_href, anchor=md_anchor, name=md_name)
-    lines += ["## Provenance", "", "| | |", "|---|---|"]
+    lines += [md_anchor('provenance'), "", "## Provenance", "", "| | |", "|---|---|"]
     lines += [f"| {k} | {md(v)} |" for k, v in provenance_rows(doc)]
     lines += ["", md(counts_sentence(doc)), "", "What a verdict guarantees depends on how it was reached:", ""]
     lines += [f"- **{g}** — {md(text)}" for g, text in doc["guarantees"]]
     lines += ["", "*inconclusive* means the budget did not settle it; each such claim says what would.", ""]
     if doc.get("failed"):
         lines += failed_markdown(doc["failed"])
-    lines += ["## Multiplicity across the run", ""] + [f"- {md(t)}" for t in doc["multiplicity"]["lines"]] + [""]
+    lines += [md_anchor('multiplicity'), "", "## Multiplicity across the run", ""]
+    lines += [f"- {md(t)}" for t in doc["multiplicity"]["lines"]] + [""]
 
-    lines += [f"## Summary of findings ({len(doc['findings'])})", ""]
+    lines += [md_anchor('findings'), "", f"## Summary of findings ({len(doc['findings'])})", ""]
     if doc["findings"]:
         lines += [md(FINDINGS_INTRO), ""]
         lines += [_finding_line(i, e) for i, e in enumerate(doc["findings"], start=1)]
     else:
         lines.append("Every claim reached the verdict it was expected to reach.")
-    lines += [""] + groups_markdown(doc, md=md, code=md_code, href=md_href)
-    lines += ["## Papers", ""]
+    lines += [""] + groups_markdown(doc, md=md, code=md_code, href=md_href, anchor=md_anchor)
+    lines += [md_anchor('papers'), "", "## Papers", ""]
     for sec in doc["sections"]:
         n = len(sec["entries"])
         lines.append(f"- [{md(sec['title'])}]({md_href(sec['anchor'])}) — {_n(n, 'claim')}")
@@ -245,7 +276,7 @@ def render_document_markdown(doc, figures_href: str = "figures") -> str:
         lines.append("")
         for e in sec["entries"]:
             lines += _claim_block(e)
-    lines += [f"## Figures ({len(doc['figures'])})", ""]
+    lines += [md_anchor('figures'), "", f"## Figures ({len(doc['figures'])})", ""]
     if not doc["figures"]:
         lines += ["No figure was built for this report.", ""]
     for f in doc["figures"]:

@@ -55,7 +55,7 @@ MAX_FILE_BYTES = 256 * 2 ** 20
 META_KEYS = ("seed", "alpha", "quick", "elapsed_s", "provenance", "claims", "figures", "built_figures")
 
 _CLAIM_META_KEYS = ("version", "fingerprint", "source", "quick_budget", "default_budget", "chunk_size",
-                    "coordinates", "from_current_code")
+                    "coordinates", "from_current_code", "origin")
 _SOURCE_KEYS = ("text", "papers", "where", "theory", "note")
 _FIGURE_KEYS = ("caption", "claims", "width")
 _NONFINITE = ("nan", "inf", "-inf")
@@ -510,13 +510,19 @@ def _meta_checks():
             _inside(f"[{k!r}]", x, _list_of(_str) if k == "papers" else _str)
         return v
 
+    def origin(v):
+        if v not in ("project", "user"):
+            raise _Bad("must be 'project' (this distribution's topics) or 'user'")
+        return v
+
     def one_claim(v):
         if not isinstance(v, dict):
             raise _Bad("must be a JSON object")
         checks = {"version": _optional(lambda x: _int(x, 1)), "fingerprint": _optional(_str),
                   "source": _optional(source), "quick_budget": _optional(lambda x: _int(x, 1)),
                   "default_budget": _optional(lambda x: _int(x, 1)), "chunk_size": _optional(lambda x: _int(x, 1)),
-                  "coordinates": _optional(_list_of(_str)), "from_current_code": _bool}
+                  "coordinates": _optional(_list_of(_str)), "from_current_code": _bool,
+                  "origin": _optional(origin)}
         for k, x in v.items():
             if k not in checks:
                 raise _Bad(f"is not one of the entries {', '.join(_CLAIM_META_KEYS)}", f"[{k!r}]", k)
