@@ -119,7 +119,7 @@ class _ProgressLines:
     def _eta(self, now: float) -> str:
         elapsed = now - self.t0
         if self.n is None:
-            return "ETA once the claims are loaded"
+            return ""                                     # no estimate before the claims are counted
         if self.n and self.done < self.n:
             f = (self.done + sum(self.partial.values())) / self.n
             tail = f", then {self.nf} figures" if self.nf else ""
@@ -143,7 +143,8 @@ class _ProgressLines:
         if self.n is not None and self.done == self.n and not hasattr(self, "figures_from"):
             self.figures_from = now
         try:
-            print(f"theorycheck: {text} · {_duration(now - self.t0)} elapsed · {self._eta(now)}",
+            eta = self._eta(now)
+            print(f"theorycheck: {text} · {_duration(now - self.t0)} elapsed" + (f" · {eta}" if eta else ""),
                   file=self.stream, flush=True)
         except (OSError, ValueError):
             pass
@@ -160,9 +161,9 @@ class _ProgressLines:
                 now = time.monotonic()
                 if not self.shown and now - self.t0 >= self.after_s:
                     figs = f" and build {self.nf} figures" if self.nf else ""
-                    what = (f"loading the claims" if self.n is None
+                    what = (f"loading claims" if self.n is None
                             else f"{self.n} claims to verify{figs}, {self.done} done")
-                    self._line(f"{self.what}: {what} (--quiet silences these lines)", force=True)
+                    self._line(f"{self.what}: {what}", force=True)            # --help names --quiet
                 elif self.shown and self.n is None and now - self.last_line >= self.heartbeat_s:
                     self._line(f"{self.what}: still loading the claims", force=True)
                 elif self.shown and now - self.last_line >= self.heartbeat_s:

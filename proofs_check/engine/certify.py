@@ -532,8 +532,9 @@ def _real(e, names):
                 rule[s] = r
     if not rule:
         return e
-    # rebuilt with evaluation off: the user's tree is the statement (an expression built
-    # unevaluated, e.g. exp(log(x)), must not be rewritten to x on the way to the proof)
+    # rebuilt from its exact tree with evaluation off: the user's tree is the statement (an
+    # expression built unevaluated, e.g. exp(log(x)), must not be rewritten to x on the way to
+    # the proof)
     with sp.evaluate(False):
         return e.xreplace(rule)
 

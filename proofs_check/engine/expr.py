@@ -254,19 +254,28 @@ def as_expr(value, what: str = "expression"):
 
 
 def tree_text(value) -> str:
-    """The exact tree of a SymPy expression as text (``srepr``): :func:`from_tree_text` rebuilds
-    the very same tree, where re-parsing ``str(expr)`` would evaluate it again."""
-    import sympy as sp
+    """The exact tree of a SymPy expression as text (its pickle, base64): :func:`from_tree_text`
+    rebuilds the very same tree, where re-parsing ``str(expr)`` would evaluate it again
+    (``exp(log(x))`` built unevaluated would come back as ``x``).  ``srepr`` is not exact
+    either: it writes the coefficient −1/2 as ``Integer(-1), Rational(1, 2)``."""
+    import base64
+    import pickle
 
-    return sp.srepr(as_expr(value))
+    return base64.b64encode(pickle.dumps(as_expr(value), protocol=4)).decode("ascii")
 
 
 def from_tree_text(text: str):
-    """The expression :func:`tree_text` wrote, rebuilt with evaluation off (no rewriting)."""
+    """The expression :func:`tree_text` wrote, rebuilt with evaluation off (no rewriting).
+    Only for text this module wrote (it is a pickle)."""
+    import base64
+    import pickle
+
     import sympy as sp
 
+    if not isinstance(text, str):
+        raise TypeError(f"tree text must be a string, got {type(text).__name__}")
     with sp.evaluate(False):
-        return sp.sympify(text)
+        return pickle.loads(base64.b64decode(text))          # noqa: S301 - our own pickle of a SymPy tree
 
 
 def free_names(expr) -> set:
