@@ -290,8 +290,19 @@ def reading_of(result, *, source: Any = None, origin: str | None = None, level: 
     if origin is None:
         origin = claim_origin_kind(result.claim) or "project"
     return reading(result.role, result.label, source_state(source), result.verdict, result.guarantee or "",
-                   origin=origin, expected=result.expected, n=int(result.budget),
+                   origin=origin, expected=result.expected, n=_count(result.budget),
                    unit=getattr(result, "unit", "units"), level=level)
+
+
+def _count(value):
+    """A budget as a whole number, or ``None`` when it is not one (a damaged results file)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
 
 
 def weakest(results) -> Any:
@@ -302,4 +313,4 @@ def weakest(results) -> Any:
     if not results:
         return None
     return min(results, key=lambda r: (guarantee_strength(r.guarantee) if r.guarantee in _STRENGTH else -1,
-                                       int(r.budget)))
+                                       _count(r.budget) or 0))
