@@ -318,7 +318,7 @@ def test_every_registered_finding_fills_from_a_real_run_and_follows_it(quick):
     assert "8.3–9.4× the exact worst-case dimension: M*_worst lies in (88, 101]" in \
         items["seqproj.theorem_vs_worst_case"]["text"]
     assert "58.1× that of b*" in items["baselines.shared_otb_vs_bstar"]["text"]
-    assert "largest |Error| / bound found is 0.500" in items["mismatch.bounds_tightness"]["text"]
+    assert "largest |Error| / bound found is 0.499996" in items["mismatch.bounds_tightness"]["text"]
     assert "grow like T^2.011" in items["mismatch.t_squared_remainder"]["text"]
 
 

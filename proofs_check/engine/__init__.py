@@ -58,7 +58,7 @@ _WHERE = {
     # verdicts
     "verify_claim": "verify",
     "verify_claims": "across_claims",
-    **dict.fromkeys(["VERDICTS", "GUARANTEES"], "results"),
+    **dict.fromkeys(["VERDICTS", "GUARANTEES", "fmt_against"], "results"),
     # running chunks
     **dict.fromkeys(["chunk_rng", "map_chunks"], "runner"),
     **dict.fromkeys(["EXECUTORS", "MAX_WORKERS", "default_workers", "make_executor"], "executors"),

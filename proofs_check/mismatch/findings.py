@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from statistics import median
 
-from proofs_check.engine import Finding, register_finding
+from proofs_check.engine import Finding, fmt_against, register_finding
 
 from ..policies import GENERATORS
 from .bounds import BOUND_KEYS
@@ -35,8 +35,15 @@ def _tightness(r):
          "evals": sum(x.evaluations for x in r.values())}
     if refuted:
         w = max(refuted)
-        return {**v, "case": "refuted", "n_refuted": len(refuted), "ratio": w[0], "key": w[1], "gen": w[2]}
-    return {**v, "case": "holds"}
+        return {**v, "case": "refuted", "n_refuted": len(refuted), "ratio": w[0], "key": w[1], "gen": w[2],
+                "ratio_text": _ratio_text(w[0])}
+    return {**v, "case": "holds", "ratio_text": _ratio_text(worst[0])}
+
+
+def _ratio_text(ratio: float) -> str:
+    """The ratio with digits enough to keep it on its side of ½, the "never more than half tight"
+    line of the figure: 0.49999555 prints 0.499996, never 0.500 (``fmt_against``)."""
+    return fmt_against(ratio, 0.5)
 
 
 BOUNDS_TIGHTNESS = register_finding(Finding(
@@ -46,10 +53,10 @@ BOUNDS_TIGHTNESS = register_finding(Finding(
     sentences={
         "holds": ("All {n_keys} trust-region bounds hold on the {n_gens} policy-pair generators ({n} claims, "
                   "{evals} pairs searched for the worst reward), and none is tight: the largest "
-                  "|Error| / bound found is {ratio:.3f} ({key} bound, {gen} pairs), the median over the "
+                  "|Error| / bound found is {ratio_text} ({key} bound, {gen} pairs), the median over the "
                   "{n} cases {median:.2g}."),
         "refuted": ("{n_refuted} of {n} bound × generator cases are violated: the worst |Error| / bound found "
-                    "is {ratio:.3f} ({key} bound, {gen} pairs)."),
+                    "is {ratio_text} ({key} bound, {gen} pairs)."),
     },
     values=_tightness,
     figures=("mismatch_tightness",),
