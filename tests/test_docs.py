@@ -212,3 +212,19 @@ def test_a_guide_whose_readme_section_is_gone_stops_the_build():
         hook.readme_section("# t\n## Here\ntext\n", "## Nowhere", "h2")
     assert hook.readme_section("## A\none\n```\n## not a heading\n```\n## B\n", "## A", "h2") == \
         "## A\none\n```\n## not a heading\n```\n"
+
+
+def test_the_readme_guarantee_table_is_the_code_s():
+    """README's table of guarantees is generated (``guarantees_markdown``) — the same rows as the
+    docs site's and the same promise texts as the report's legend; a hand edit of either side
+    fails here.  Regenerate: replace the block between the markers with ``guarantees_markdown()``."""
+    from pathlib import Path
+
+    from proofs_check.engine.results import GUARANTEES, guarantees_markdown
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    start, end = "<!-- guarantees:start -->\n", "<!-- guarantees:end -->"
+    assert start in text and end in text, "README.md lost its guarantee-table markers"
+    block = text[text.index(start) + len(start):text.index(end)]
+    assert block == guarantees_markdown()
+    assert all(f"| `{g}` |" in block for g in GUARANTEES)

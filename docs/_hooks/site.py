@@ -35,14 +35,10 @@ _FENCE = re.compile(r"^ {0,3}(```|~~~)")
 
 
 def guarantees_table() -> str:
-    """The guarantee kinds as a Markdown table, one row per key of ``GUARANTEES`` (its text is
-    "kind: what it promises"), in the dict's order."""
-    from proofs_check.engine.results import GUARANTEES
-    rows = ["| guarantee | what it promises |", "|---|---|"]
-    for kind, text in GUARANTEES.items():
-        promise = text.split(":", 1)[1].strip() if text.startswith(kind + ":") else text
-        rows.append(f"| `{kind}` | {promise.replace('|', '∣')} |")
-    return "\n".join(rows) + "\n"
+    """The one table of guarantees, generated from the code
+    (:func:`proofs_check.engine.results.guarantees_markdown`, the README's table too)."""
+    from proofs_check.engine.results import guarantees_markdown
+    return guarantees_markdown()
 
 
 def readme_section(text: str, start: str, stop: str) -> str:

@@ -20,7 +20,8 @@ from typing import Any, ClassVar, Mapping
 
 from .claims import to_jsonable
 
-__all__ = ["VERDICTS", "GUARANTEES", "Result", "result_class", "fmt", "summary_number", "fmt_against",
+__all__ = ["VERDICTS", "GUARANTEES", "GUARANTEE_SCOPE", "guarantees_markdown",
+           "Result", "result_class", "fmt", "summary_number", "fmt_against",
            "counted"]
 
 VERDICTS = ("holds", "refuted", "inconclusive")
@@ -30,7 +31,10 @@ GUARANTEES = {
     "exact": "exact: an exact interval at a fixed budget (wrong with probability ≤ α), "
              "a symbolic proof, or a counterexample confirmed in high precision",
     "anytime-valid": "anytime-valid: wrong with probability ≤ α at any stopping time, "
-                     "for any distribution the claim's assumptions allow",
+                     "for any distribution the claim's assumptions allow — if its premises hold: a declared "
+                     "variance bound is printed with the verdict (\"anytime-valid if Var(D) ≤ σ² (declared)\") "
+                     "and a bound the data refute withholds it; trials are independent unless cluster=m "
+                     "declares runs of dependent ones",
     "asymptotic": "asymptotic: error ≈ α for large samples only; no finite-sample guarantee",
     "search": "search: no violation found in the evaluations made — not a proof",
     "deterministic": "deterministic: an exact computation on a finite grid; no sampling error, "
@@ -43,6 +47,36 @@ GUARANTEES = {
               "rounding, or a symbolic identity); the statement proved, the allowance, box count, smallest "
               "box width and time in the certificate",
 }
+
+
+#: Where each guarantee arises (the "when" column of the one table of guarantees, shown in the
+#: README and on the docs site: :func:`guarantees_markdown`).
+GUARANTEE_SCOPE = {
+    "anytime-valid": "probability claims (default), comparisons with declared `bounds` (betting confidence "
+                     "sequence) or a declared `variance_bound` (Catoni-style confidence sequence)",
+    "exact": "`--fixed` probability claims (Clopper–Pearson), identities with a symbolic proof, "
+             "counterexamples confirmed in 50-digit mpmath or in ball arithmetic",
+    "proved": "inequalities and identities with SymPy sides on a closed bounded box, certified in ball "
+              "arithmetic (python-flint)",
+    "asymptotic": "comparisons with neither bounds nor a variance bound (Hall's skewness-corrected t), "
+                  "scaling laws with random replicates; always warned, never counted as settled by `--fail-on`",
+    "search": "inequalities and identities that hold without a certificate",
+    "deterministic": "scaling laws of exactly computed quantities (a second evaluation under another seed "
+                     "must agree bit for bit)",
+    "estimate": "one-point inequalities whose sides are numerical approximations (`basis=(\"estimate\", why)`: "
+                "the worst-case DP claims); warned every time",
+}
+
+
+def guarantees_markdown() -> str:
+    """The one table of guarantees (README between ``<!-- guarantees:start -->`` and
+    ``<!-- guarantees:end -->``, and the docs site): a row per key of :data:`GUARANTEES`, with
+    where it arises (:data:`GUARANTEE_SCOPE`) and what it promises (the text after "kind: ")."""
+    rows = ["| guarantee | when | what it promises |", "|---|---|---|"]
+    for kind, text in GUARANTEES.items():
+        promise = text.split(":", 1)[1].strip() if text.startswith(kind + ":") else text
+        rows.append(f"| `{kind}` | {GUARANTEE_SCOPE.get(kind, '')} | {promise.replace('|', '∣')} |")
+    return "\n".join(rows) + "\n"
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
