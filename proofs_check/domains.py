@@ -395,21 +395,9 @@ def implied_assumptions(lo: float, hi: float, integer: bool = False) -> dict:
     ``nonnegative`` when ``lo ≥ 0``, ``negative`` when ``hi < 0``, ``nonpositive`` when
     ``hi ≤ 0``, ``nonzero`` when ``0 ∉ [lo, hi]``, ``integer`` for an integer coordinate.
     SymPy closes them under its own rules (``Symbol(name, **facts).assumptions0``)."""
-    lo, hi = float(lo), float(hi)
-    facts = {"real": True}
-    if lo > 0:
-        facts["positive"] = True
-    if lo >= 0:
-        facts["nonnegative"] = True
-    if hi < 0:
-        facts["negative"] = True
-    if hi <= 0:
-        facts["nonpositive"] = True
-    if not lo <= 0.0 <= hi:
-        facts["nonzero"] = True
-    if integer:
-        facts["integer"] = True
-    return facts
+    from .engine.certify import implied_facts
+
+    return implied_facts(float(lo), float(hi), integer)
 
 
 #: What to change in the box for a refused assumption (the hint of :func:`check_assumptions`).

@@ -842,24 +842,38 @@ def _defined_on(expr, names, qlo, qhi, budget: int = _DEFINED_BOXES) -> bool:
     return True
 
 
+def implied_facts(lo, hi, integer: bool = False) -> dict:
+    """The SymPy assumptions that hold at every point of ``[lo, hi]`` (exact comparisons; ends
+    as ``int``/``Fraction``/binary floats), as keyword arguments of ``sympy.Symbol``: ``real``
+    always; ``positive`` when ``lo > 0``, ``nonnegative`` when ``lo ≥ 0``, ``negative`` when
+    ``hi < 0``, ``nonpositive`` when ``hi ≤ 0``, ``nonzero`` when ``0 ∉ [lo, hi]``, ``integer``
+    for an integer coordinate — never an assumption the range does not imply.  Used for the
+    symbolic step here and for the declaration's assumption check (:mod:`proofs_check.domains`)."""
+    # exact for finite ends; an infinite end (a half-line) compares as the float it is
+    a, b = (Fraction(v) if math.isfinite(float(v)) else float(v) for v in (lo, hi))
+    facts = {"real": True}
+    if a > 0:
+        facts["positive"] = True
+    if a >= 0:
+        facts["nonnegative"] = True
+    if b < 0:
+        facts["negative"] = True
+    if b <= 0:
+        facts["nonpositive"] = True
+    if not a <= 0 <= b:
+        facts["nonzero"] = True
+    if integer:
+        facts["integer"] = True
+    return facts
+
+
 def _box_facts(sp, names, lo, hi, integer=()):
     """``{x: Symbol(x, positive=True, …)}``: each real coordinate replaced by a symbol carrying
-    the signs (and integrality) that every point of the box has — never an assumption the box
-    does not imply."""
+    the facts every point of the box has (:func:`implied_facts`)."""
     out = {}
+    ints = tuple(integer or ())
     for n, a, b in zip(names, lo, hi):
-        a, b = Fraction(a), Fraction(b)
-        kw = {"real": True}
-        if a > 0:
-            kw["positive"] = True
-        elif a >= 0:
-            kw["nonnegative"] = True
-        if b < 0:
-            kw["negative"] = True
-        elif b <= 0:
-            kw["nonpositive"] = True
-        if n in tuple(integer or ()):
-            kw["integer"] = True
+        kw = implied_facts(a, b, n in ints)
         if len(kw) > 1:
             out[sp.Symbol(n, real=True)] = sp.Symbol(n, **kw)
     return out

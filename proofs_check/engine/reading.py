@@ -47,7 +47,7 @@ from .results import GUARANTEES, VERDICTS
 
 __all__ = ["reading", "Reading", "reading_of", "source_state", "claim_origin_kind", "guarantee_strength",
            "SOURCE_STATES", "ORIGINS", "SUBJECTS", "STATUSES", "SUFFIXES", "FAMILIES", "GROUPS",
-           "EXPECTED_STATES", "weakest"]
+           "EXPECTED_STATES", "weakest", "budget_count"]
 
 #: Whether the claim's source records its statement as read from the paper (module docstring).
 SOURCE_STATES = ("read", "cited", "none")
@@ -290,11 +290,11 @@ def reading_of(result, *, source: Any = None, origin: str | None = None, level: 
     if origin is None:
         origin = claim_origin_kind(result.claim) or "project"
     return reading(result.role, result.label, source_state(source), result.verdict, result.guarantee or "",
-                   origin=origin, expected=result.expected, n=_count(result.budget),
+                   origin=origin, expected=result.expected, n=budget_count(result.budget),
                    unit=getattr(result, "unit", "units"), level=level)
 
 
-def _count(value):
+def budget_count(value):
     """A budget as a whole number, or ``None`` when it is not one (a damaged results file)."""
     if isinstance(value, bool):
         return None
@@ -313,4 +313,4 @@ def weakest(results) -> Any:
     if not results:
         return None
     return min(results, key=lambda r: (guarantee_strength(r.guarantee) if r.guarantee in _STRENGTH else -1,
-                                       _count(r.budget) or 0))
+                                       budget_count(r.budget) or 0))

@@ -83,26 +83,14 @@ def _evidence_words(r) -> str:
     return ev.headline(r)
 
 
-def _count(value):
-    """A budget as a whole number for the words, or ``None`` when it is not one (a hostile or
-    damaged results file: the words then name no count, and nothing raises)."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return None
-
-
 def _entry(r, meta, prov, level, figs) -> dict:
-    from proofs_check.engine.reading import reading, source_state
+    from proofs_check.engine.reading import budget_count, reading, source_state
 
     source = dict(meta.get("source") or {"text": r.source})
     papers = list(source.get("papers") or [])
     origin = _origin(r, meta)
     rd = reading(r.role, r.label, source_state(source), r.verdict, r.guarantee or "", origin=origin,
-                 expected=r.expected, n=_count(r.budget), unit=getattr(r, "unit", "units"), level=level)
+                 expected=r.expected, n=budget_count(r.budget), unit=getattr(r, "unit", "units"), level=level)
     summary = r.summary()
     if r.guarantee == "proved" and getattr(r, "certificate", None):
         summary = r.certificate_sentence()
