@@ -326,6 +326,12 @@ def counted(n: int, one: str, many: str | None = None) -> str:
     return f"{n} {one if n == 1 else (many or one + 's')}"
 
 
+def shown_value(x, width: int = 60) -> str:
+    """``repr(x)`` cut to ``width`` characters (for error messages)."""
+    r = repr(x)
+    return r if len(r) <= width else r[:width - 1] + "…"
+
+
 def fmt_against(value, bound, digits: int = 4) -> str:
     """``value`` printed beside ``bound`` so that the inequality between them stays visible.
 
@@ -338,10 +344,14 @@ def fmt_against(value, bound, digits: int = 4) -> str:
     as :func:`fmt` does."""
     if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 17:
         raise ValueError(f"digits must be an int in [1, 17], got {digits!r}")
+    for name, x in (("value", value), ("bound", bound)):
+        if isinstance(x, bool) or not isinstance(x, (int, float)) and not hasattr(x, "__float__"):
+            raise TypeError(f"{name} must be a real number, got {type(x).__name__} {shown_value(x)}")
     try:
         v, b = float(value), float(bound)
-    except (TypeError, ValueError):
-        raise TypeError(f"value and bound must be real numbers, got {value!r} and {bound!r}") from None
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"value and bound must be real numbers representable as floats (|x| ≤ 1.8e308), "
+                         f"got {shown_value(value)} and {shown_value(bound)}") from None
     if not (math.isfinite(v) and math.isfinite(b)) or v == b:
         return fmt(v, digits)
     side = 1 if v > b else -1
