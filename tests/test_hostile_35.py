@@ -22,7 +22,9 @@ import pytest
 
 from seqproj import worst_case_table as wct
 
-pytestmark = pytest.mark.hostile
+# subprocesses that import seqproj and run real evaluations (seconds each): the slow tier, which
+# CI runs first ("slow and hostile"), keeps the default run within its time
+pytestmark = [pytest.mark.hostile, pytest.mark.slow]
 
 #: the tree whose command lines are run (default: this one).  ``HOSTILE_TREE=/path/to/old/clone`` runs
 #: the same cases against another checkout, to watch them fail there.
