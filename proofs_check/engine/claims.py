@@ -48,6 +48,7 @@ from .fingerprint import canonical, describe_callable
 from .source import Source
 
 __all__ = [
+    "checked_cluster",
     "to_jsonable",
     "LABELS",
     "ROLES",
@@ -317,3 +318,16 @@ def replace(claim: Claim, **changes) -> Claim:
     if unknown:
         raise TypeError(f"claim {claim.id}: no field(s) {unknown}; fields are {sorted(names)}")
     return dataclasses.replace(claim, **changes)
+
+
+def checked_cluster(claim_id: str, cluster, chunk_size) -> int:
+    """A declared ``cluster=m`` (runs of ``m`` consecutive trials that share randomness) as an
+    int, checked: a whole number ≥ 1 dividing ``chunk_size``, so that no run straddles two
+    chunks; ``ValueError`` naming the claim, the value and the rule otherwise."""
+    import numpy as np
+
+    m = cluster
+    if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1 or int(chunk_size) % int(m):
+        raise ValueError(f"claim {claim_id}: cluster must be a whole divisor of chunk_size {chunk_size} "
+                         f"(the number of consecutive trials that share randomness), got {m!r}")
+    return int(m)

@@ -42,7 +42,7 @@ import numpy as np
 from ..betting import BettingState, confidence_sequence, stopped_log_capital
 from ..catoni import (VARIANCE_CHECK_LEVEL, CatoniState, catoni_confidence_sequence,
                       variance_excess_log_e)
-from ..claims import Claim
+from ..claims import Claim, checked_cluster
 from ..results import Result, fmt, summary_number
 from ..stats import (DISPERSION_LEVEL, anova_dispersion_pvalue, block_dispersion_pvalue, block_size,
                      hall_interval, sample_skewness)
@@ -208,13 +208,7 @@ class ComparisonClaim(Claim):
                                  f"Var d), got {v!r}")
             object.__setattr__(self, "variance_bound", float(v))
         if self.cluster is not None:
-            m = self.cluster
-            if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1 \
-                    or int(self.chunk_size) % int(m):
-                raise ValueError(f"claim {self.id}: cluster must be a whole divisor of chunk_size "
-                                 f"{self.chunk_size} (the number of consecutive trials that share "
-                                 f"randomness), got {m!r}")
-            object.__setattr__(self, "cluster", int(m))
+            object.__setattr__(self, "cluster", checked_cluster(self.id, self.cluster, self.chunk_size))
 
     def _fingerprint_extra(self) -> dict:
         return {"threshold": float(self.threshold), "alternative": self.alternative,

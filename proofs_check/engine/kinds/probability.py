@@ -38,7 +38,7 @@ import math
 
 import numpy as np
 
-from ..claims import Claim
+from ..claims import Claim, checked_cluster
 from ..results import Result, fmt, summary_number
 from ..stats import (DISPERSION_LEVEL, anytime_decision, binomial_dispersion_pvalue, clopper_pearson,
                      log_e_above, log_e_below, probability_cs, trials_to_decide)
@@ -77,13 +77,7 @@ class ProbabilityClaim(Claim):
         if not (0.0 < float(self.delta) < 1.0):
             raise ValueError(f"claim {self.id}: delta must lie in (0, 1), got {self.delta!r}")
         if self.cluster is not None:
-            m = self.cluster
-            if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1 \
-                    or int(self.chunk_size) % int(m):
-                raise ValueError(f"claim {self.id}: cluster must be a whole divisor of chunk_size "
-                                 f"{self.chunk_size} (the number of consecutive trials that share "
-                                 f"randomness), got {m!r}")
-            object.__setattr__(self, "cluster", int(m))
+            object.__setattr__(self, "cluster", checked_cluster(self.id, self.cluster, self.chunk_size))
 
     def _fingerprint_extra(self) -> dict:
         return {"delta": float(self.delta), **({} if self.cluster in (None, 1) else {"cluster": self.cluster})}
